@@ -1,0 +1,117 @@
+"""SearchEngine: the facade the CLI and the app use. Loads papers, keeps the index fresh, answers queries."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Sequence
+
+from search import index as index_module
+from search import paths
+from search.corpus import Corpus, load_corpus
+from search.describe import Description, describe
+from search.models import Paper, SearchResult
+from search.query import QueryRunner
+
+
+class UnknownPaper(KeyError):
+    """No paper with that id is loaded."""
+
+    def __str__(self) -> str:
+        return f"no paper with id {self.args[0]!r}"
+
+
+@dataclass(frozen=True)
+class IndexStatus:
+    """What ensure_index did: built or reused, where, and any notice for the user."""
+
+    built: bool
+    path: Path | None
+    notice: str | None = None
+
+
+class SearchEngine:
+    """Papers in memory, an on-disk Whoosh index (rebuilt only when its content changes), queries."""
+
+    def __init__(self, corpus: Corpus, cache_dir: Path | None = None) -> None:
+        self.corpus = corpus
+        self.papers: tuple[Paper, ...] = corpus.papers
+        self._by_id = {paper.id: paper for paper in corpus.papers}
+        self._cache_dir = cache_dir
+        self._runner: QueryRunner | None = None
+        self._lock = threading.Lock()
+        self._stored_headlines: dict[str, tuple[str | None, str]] = {}
+        self.describe = lru_cache(maxsize=None)(self._describe)
+
+    @classmethod
+    def from_paths(cls, paths_: Sequence[str | Path] | None = None) -> "SearchEngine":
+        return cls(load_corpus(paths_))
+
+    # -- papers -------------------------------------------------------------------------------
+
+    def paper(self, paper_id: str) -> Paper:
+        try:
+            return self._by_id[paper_id]
+        except KeyError:
+            raise UnknownPaper(paper_id) from None
+
+    def _describe(self, paper_id: str) -> Description:
+        return describe(self.paper(paper_id))
+
+    def headline(self, paper_id: str) -> tuple[str | None, str]:
+        """(name, headline) for the result list, from the index when it has them (no conversion)."""
+        stored = self._stored_headlines.get(paper_id)
+        if stored is not None:
+            return stored
+        description = self.describe(paper_id)
+        return description.name, description.headline
+
+    # -- index --------------------------------------------------------------------------------
+
+    @property
+    def ready(self) -> bool:
+        return self._runner is not None
+
+    def ensure_index(self, on_progress=None, cancel: threading.Event | None = None, rebuild: bool = False) -> IndexStatus:
+        """Open the index for this corpus, building it first if it is missing, stale or damaged."""
+        with self._lock:
+            root = (self._cache_dir or paths.cache_dir()) / "index"
+            location = index_module.locate(root, self.corpus.sources, self.papers)
+            ix = None if rebuild else index_module.open_existing(location)
+            status = IndexStatus(False, location.path)
+            if ix is None:
+                descriptions = [self.describe(paper.id) for paper in self.papers]
+                try:
+                    ix = index_module.build(location, descriptions, on_progress, cancel)
+                    status = IndexStatus(True, location.path)
+                except OSError as error:
+                    ix = index_module.build_in_memory(descriptions, on_progress, cancel)
+                    reason = error.strerror or str(error)
+                    status = IndexStatus(True, None, f"index kept in memory: cannot write {root} ({reason})")
+            self._load_headlines(ix)
+            if self._runner is not None:
+                self._runner.close()
+            self._runner = QueryRunner(ix)
+            return status
+
+    def _load_headlines(self, ix) -> None:
+        with ix.searcher() as searcher:
+            self._stored_headlines = {
+                fields["id"]: (fields.get("name") or None, fields.get("headline", ""))
+                for fields in searcher.all_stored_fields()
+            }
+
+    # -- queries ------------------------------------------------------------------------------
+
+    def search(self, text: str, limit: int = 50) -> SearchResult:
+        if self._runner is None:
+            self.ensure_index()
+        assert self._runner is not None
+        return self._runner.run(text, limit)
+
+    def close(self) -> None:
+        if self._runner is not None:
+            self._runner.close()
+            self._runner = None

@@ -1,0 +1,134 @@
+"""Open the Whoosh index for a corpus, or build it in a temporary directory and swap it in atomically."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from whoosh import index as whoosh_index
+from whoosh.filedb.filestore import RamStorage
+
+from search import __version__
+from search.describe import Description
+from search.models import Paper
+from search.schema import SCHEMA_VERSION, build_schema
+
+Progress = Callable[[int, int], None]
+"""Called as on_progress(done, total) while building."""
+
+
+class IndexCancelled(Exception):
+    """The build was cancelled through its cancel event; nothing was swapped in."""
+
+
+@dataclass(frozen=True)
+class IndexLocation:
+    """Where one corpus set's index lives: <cache>/index/<set>-<content>."""
+
+    root: Path
+    set_key: str
+    content_key: str
+
+    @property
+    def path(self) -> Path:
+        return self.root / f"{self.set_key}-{self.content_key}"
+
+
+def locate(root: Path, sources: Sequence[str], papers: Sequence[Paper]) -> IndexLocation:
+    """The index directory for these papers; any change of content, schema or version moves it."""
+    set_hash = hashlib.sha256("\0".join(sorted(os.path.abspath(s) for s in sources)).encode()).hexdigest()[:10]
+    content = hashlib.sha256(f"{SCHEMA_VERSION}\0{__version__}".encode())
+    for paper in papers:
+        for value in (paper.id, paper.abstract, paper.title or "", paper.venue or "", *paper.authors, "\1", *paper.keywords):
+            content.update(value.encode("utf-8", "surrogatepass"))
+            content.update(b"\0")
+    return IndexLocation(root, set_hash, content.hexdigest()[:16])
+
+
+def open_existing(location: IndexLocation):
+    """The index if a complete one exists for exactly this content, else None."""
+    if not location.path.is_dir():
+        return None
+    try:
+        ix = whoosh_index.open_dir(str(location.path))
+        with ix.searcher() as searcher:
+            searcher.doc_count()
+        return ix
+    except Exception:  # noqa: BLE001 - a damaged index is rebuilt, never trusted
+        return None
+
+
+def build(
+    location: IndexLocation,
+    descriptions: Sequence[Description],
+    on_progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+):
+    """Build into a sibling temp dir, then rename it into place so readers never see half an index."""
+    location.root.mkdir(parents=True, exist_ok=True)
+    temporary = Path(tempfile.mkdtemp(prefix=f".{location.path.name}.", dir=location.root))
+    try:
+        ix = whoosh_index.create_in(str(temporary), build_schema())
+        _fill(ix, descriptions, on_progress, cancel)
+        ix.close()
+        try:
+            os.rename(temporary, location.path)
+        except OSError:
+            # Another process swapped in the same content first; use theirs.
+            shutil.rmtree(temporary, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(temporary, ignore_errors=True)
+        raise
+    _remove_stale(location)
+    return whoosh_index.open_dir(str(location.path))
+
+
+def build_in_memory(descriptions: Sequence[Description], on_progress: Progress | None = None, cancel=None):
+    """An index that lives only in RAM: used when the cache dir cannot be written."""
+    ix = RamStorage().create_index(build_schema())
+    _fill(ix, descriptions, on_progress, cancel)
+    return ix
+
+
+def _fill(ix, descriptions: Sequence[Description], on_progress: Progress | None, cancel) -> None:
+    writer = ix.writer(limitmb=256)
+    total = len(descriptions)
+    try:
+        for done, description in enumerate(descriptions, 1):
+            if cancel is not None and cancel.is_set():
+                raise IndexCancelled
+            paper = description.paper
+            writer.add_document(
+                id=paper.id,
+                name=description.name or "",
+                title=paper.title or "",
+                abstract=description.rendered.text,
+                authors=" ; ".join(paper.authors),
+                keywords=" ; ".join(paper.keywords),
+                venue=paper.venue or "",
+                headline=description.headline,
+            )
+            if on_progress is not None and (done % 200 == 0 or done == total):
+                on_progress(done, total)
+        writer.commit()
+    except BaseException:
+        writer.cancel()
+        raise
+
+
+def _remove_stale(location: IndexLocation) -> None:
+    """Older builds of the same corpus set, and temp dirs abandoned by killed builds, are not needed."""
+    now = time.time()
+    for entry in location.root.iterdir():
+        if entry == location.path or not entry.name.lstrip(".").startswith(location.set_key + "-"):
+            continue
+        abandoned = entry.name.startswith(".") and now - entry.stat().st_mtime > 3600
+        if abandoned or not entry.name.startswith("."):
+            shutil.rmtree(entry, ignore_errors=True)

@@ -1,0 +1,581 @@
+"""Abstract source (LaTeX + Markdown) -> plain text, style spans and links.
+
+pylatexenc's `latex_to_text` loses prose on real abstracts (an unescaped `%` starts a comment,
+`$5 and $2` becomes math, unknown macros vanish), so this module uses only its tolerant node
+parser, after a pre-pass that decides what is really markup, and walks the nodes itself.
+Any failure falls back to the sanitised source text: conversion never raises and never drops prose.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+from pylatexenc import latex2text, latexwalker, macrospec
+
+from search.mathtext import ACCENTS, math_alphabet, script
+from search.links import safe_link
+from search.models import Link, Rendered, Span
+from search.sanitize import sanitize
+
+MAX_BRACE_DEPTH = 40
+"""Deeper nesting is not parsed (pylatexenc recurses per level); the text is shown as written."""
+MAX_MARKUP_CHARS = 200_000
+
+# Characters that can start markup; text without any of them needs no parsing at all.
+_NEEDS_PARSING = re.compile(r"[\\$*_`{}^~\[]")
+
+_URL = re.compile(
+    r"(?:https?://|www\.)(?:[^\s<>\"'{}\[\]\\^`|]|\\[_%#&~])+",
+    re.IGNORECASE,
+)
+_MD_LINK = re.compile(r"\[([^\[\]\n]{1,300})\]\(\s*((?:https?://|www\.)[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)\s*\)")
+_HREF = re.compile(r"\\href\s*\{([^{}]*)\}")
+_URL_MACRO = re.compile(r"\\url\s*\{([^{}]*)\}")
+_MD_CODE = re.compile(r"`([^`\n]+)`")
+_MD_BOLD = re.compile(r"(?<![\\*])\*\*(?=\S)(.+?)(?<=\S)\*\*|(?<![\w\\])__(?=\S)(.+?)(?<=\S)__(?!\w)")
+_MD_ITALIC = re.compile(
+    r"(?<![\w*\\])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![\w*])"
+    r"|(?<![\w\\])_(?=[^\s_])([^_\n$]+?)(?<=[^\s_])_(?!\w)"
+)
+_LITERAL_SPECIALS = re.compile(r"(?<!\\)([%&#])")
+_WHITESPACE = re.compile(r"\s+")
+
+_STYLE_WITH_ARGUMENT = {
+    "textbf": "bold", "mathbf": "bold", "boldsymbol": "bold", "bm": "bold",
+    "textit": "italic", "emph": "italic", "textsl": "italic", "mathit": "italic",
+    "underline": "underline", "uline": "underline",
+    "texttt": "code", "mathtt": "code", "verb": "code",
+    "textsc": None, "textrm": None, "textsf": None, "textnormal": None, "textup": None,
+    "textmd": None, "mbox": None, "text": None, "mathrm": None, "mathsf": None,
+}
+_TEXT_STYLE_MACROS = {"textbf", "textit", "emph", "textsl", "underline", "uline", "texttt", "textsc", "text", "textrm"}
+_STYLE_DECLARATIONS = {
+    "bf": "bold", "bfseries": "bold",
+    "it": "italic", "itshape": "italic", "em": "italic", "sl": "italic", "slshape": "italic",
+    "tt": "code", "ttfamily": "code",
+    "sc": None, "scshape": None, "rm": None, "rmfamily": None, "sf": None, "sffamily": None,
+    "normalfont": None, "upshape": None, "mdseries": None,
+    "small": None, "footnotesize": None, "large": None, "Large": None, "huge": None, "normalsize": None,
+}
+_TEXT_SYMBOLS = {
+    "%": "%", "&": "&", "#": "#", "$": "$", "_": "_", "{": "{", "}": "}", " ": " ",
+    ",": " ", ";": " ", ":": " ", "!": "", "/": "", "\\": " ", "newline": " ", "par": "\n\n",
+    "quad": " ", "qquad": " ", "noindent": "", "-": "", "ldots": "…", "dots": "…",
+    "textbackslash": "\\", "|": "‖", "LaTeX": "LaTeX", "TeX": "TeX", "xspace": "", "ie": "i.e.", "eg": "e.g.",
+}
+_INVISIBLE_IN_MATH = {
+    "left", "right", "middle", "big", "Big", "bigg", "Bigg", "bigl", "bigr", "Bigl", "Bigr",
+    "biggl", "biggr", "displaystyle", "textstyle", "scriptstyle", "limits", "nolimits", "!",
+}
+_CITATIONS = {"cite", "citep", "citet", "citealp", "citeauthor", "ref", "eqref", "autoref", "cref", "Cref"}
+_SPECIALS = {"~": "~", "--": "–", "---": "—", "``": "“", "''": "”", "!`": "¡", "?`": "¿"}
+_MATH_ENVIRONMENTS = {"equation", "equation*", "align", "align*", "math", "displaymath", "eqnarray", "gather"}
+
+
+def _context_db() -> macrospec.LatexContextDb:
+    db = latexwalker.get_default_latex_context_db()
+    db.add_context_category(
+        "iclr-reader",
+        prepend=True,
+        macros=[
+            macrospec.MacroSpec("iclrurl", "{"),
+            macrospec.MacroSpec("iclrhref", "{{"),
+            macrospec.MacroSpec("iclrcode", "{"),
+            *(macrospec.MacroSpec(name, "{") for name in _STYLE_WITH_ARGUMENT),
+            *(macrospec.MacroSpec(name, "{") for name in ACCENTS),
+            *(macrospec.MacroSpec(name, "*[{") for name in _CITATIONS),
+            macrospec.MacroSpec("mathcal", "{"), macrospec.MacroSpec("mathscr", "{"),
+            macrospec.MacroSpec("mathbb", "{"), macrospec.MacroSpec("mathfrak", "{"),
+            macrospec.MacroSpec("operatorname", "*{"),
+            macrospec.MacroSpec("frac", "{{"), macrospec.MacroSpec("dfrac", "{{"),
+            macrospec.MacroSpec("tfrac", "{{"), macrospec.MacroSpec("cfrac", "{{"),
+            macrospec.MacroSpec("sqrt", "[{"), macrospec.MacroSpec("footnote", "{"),
+            macrospec.MacroSpec("textcolor", "{{"),
+        ],
+    )
+    return db
+
+
+_DB = _context_db()
+_L2T = latex2text.LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
+_L2T_DB = latex2text.get_default_latex_context_db()
+
+
+class _TooDeep(Exception):
+    pass
+
+
+def convert(source: str) -> Rendered:
+    """Convert abstract source to plain text with style spans and links. Never raises."""
+    return _convert_cached(source or "")
+
+
+@lru_cache(maxsize=4096)
+def _convert_cached(source: str) -> Rendered:
+    clean = sanitize(source)
+    if len(clean) > MAX_MARKUP_CHARS or not _NEEDS_PARSING.search(clean):
+        return _plain(clean)
+    try:
+        return _Converter(clean).run()
+    except Exception:  # noqa: BLE001 - any parser failure means: show the text as written
+        return _plain(clean)
+
+
+def to_plain_text(source: str) -> str:
+    """The plain text of an abstract: what is indexed and what headlines are cut from."""
+    return convert(source).text
+
+
+def _plain(text: str) -> Rendered:
+    """Sanitised text with whitespace folded and bare URLs as links: the fallback rendering."""
+    text = _fold_whitespace(text).strip()
+    spans: list[Span] = []
+    links: list[Link] = []
+    for match in _URL.finditer(text):
+        url, end = _trim_url(match.group(), match.start())
+        link = _make_link(url, url)
+        if link is None:
+            continue
+        spans.append(Span(match.start(), end, "link", len(links)))
+        links.append(link)
+    return Rendered(text, tuple(spans), tuple(links))
+
+
+def _fold_whitespace(text: str) -> str:
+    return _WHITESPACE.sub(lambda m: "\n\n" if m.group().count("\n") >= 2 else " ", text)
+
+
+def _trim_url(url: str, start: int) -> tuple[str, int]:
+    """Drop trailing punctuation that ends the sentence rather than the URL."""
+    while url and url[-1] in ".,;:!?'\"*)$":
+        if url[-1] == ")" and url.count("(") >= url.count(")"):
+            break
+        url = url[:-1]
+    return url, start + len(url)
+
+
+def _make_link(label: str, url: str) -> Link | None:
+    return safe_link(label, url)
+
+
+class _Converter:
+    """One conversion: pre-pass (set URLs aside, find real math, escape literals), parse, walk."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.links: list[Link | None] = []
+        self.literals: list[str] = []
+        self.pieces: list[tuple[str, frozenset[str], int | None]] = []
+
+    def run(self) -> Rendered:
+        prepared = self._prepare(self.text)
+        nodes, _, _ = latexwalker.LatexWalker(
+            prepared, latex_context=_DB, tolerant_parsing=True
+        ).get_latex_nodes()
+        self._walk(nodes, frozenset(), None)
+        return self._assemble()
+
+    # -- pre-pass -----------------------------------------------------------------------------
+
+    def _prepare(self, text: str) -> str:
+        text = _MD_CODE.sub(lambda m: self._literal(m.group(1)), text)
+        text = _MD_LINK.sub(lambda m: self._link_macro(m.group(2), m.group(1)) + "{" + m.group(1) + "}", text)
+        text = _HREF.sub(lambda m: self._link_macro(m.group(1), None), text)
+        text = _URL_MACRO.sub(lambda m: self._url_macro(m.group(1), m.start()), text)
+        text = _URL.sub(lambda m: self._url_macro(m.group(), m.start(), bare=True), text)
+        out = []
+        for is_math, segment in _split_math(text):
+            if is_math:
+                out.append(_escape_literals(segment))
+            else:
+                out.append(_prose_to_latex(segment))
+        return _balance_braces("".join(out))
+
+    def _literal(self, raw: str) -> str:
+        self.literals.append(raw)
+        return "\\iclrcode{%d}" % (len(self.literals) - 1)
+
+    def _link_macro(self, url: str, label: str | None) -> str:
+        self.links.append(_make_link(label or url, url))
+        return "\\iclrhref{%d}" % (len(self.links) - 1)
+
+    def _url_macro(self, url: str, start: int, bare: bool = False) -> str:
+        tail = ""
+        if bare:
+            trimmed, _ = _trim_url(url, start)
+            url, tail = trimmed, url[len(trimmed):]
+        shown = re.sub(r"\\([_%#&~])", r"\1", url)
+        self.links.append(_make_link(shown, shown))
+        self.literals.append(shown)
+        return "\\iclrurl{%d:%d}" % (len(self.links) - 1, len(self.literals) - 1) + tail
+
+    # -- walk ---------------------------------------------------------------------------------
+
+    def _emit(self, text: str, styles: frozenset[str], link: int | None) -> None:
+        if text:
+            self.pieces.append((text, styles, link))
+
+    def _walk(self, nodes, styles: frozenset[str], link: int | None) -> None:
+        for node in nodes or ():
+            if node is None:
+                continue
+            if node.isNodeType(latexwalker.LatexCharsNode):
+                self._emit(node.chars, styles, link)
+            elif node.isNodeType(latexwalker.LatexGroupNode):
+                self._walk(node.nodelist, styles, link)
+            elif node.isNodeType(latexwalker.LatexMathNode):
+                if _is_styled_text(node.nodelist):
+                    # $\textbf{BitStack}$ is emphasis written in math mode, not math.
+                    self._walk(node.nodelist, styles, link)
+                else:
+                    self._emit(_MathText(self).render(node.nodelist), styles | {"math"}, link)
+            elif node.isNodeType(latexwalker.LatexSpecialsNode):
+                self._emit(_SPECIALS.get(node.specials_chars, node.specials_chars), styles, link)
+            elif node.isNodeType(latexwalker.LatexCommentNode):
+                self._emit("%" + node.comment, styles, link)
+            elif node.isNodeType(latexwalker.LatexEnvironmentNode):
+                if node.environmentname in _MATH_ENVIRONMENTS:
+                    self._emit(_MathText(self).render(node.nodelist), styles | {"math"}, link)
+                else:
+                    self._walk(node.nodelist, styles, link)
+            elif node.isNodeType(latexwalker.LatexMacroNode):
+                name = node.macroname
+                if name in _STYLE_DECLARATIONS:
+                    # {\em ...} styles the rest of its group, like TeX.
+                    style = _STYLE_DECLARATIONS[name]
+                    styles = styles | {style} if style else styles
+                    continue
+                self._macro(node, styles, link)
+
+    def _macro(self, node, styles: frozenset[str], link: int | None) -> None:
+        name = node.macroname
+        args = _args(node)
+        if name == "iclrurl":
+            link_index, literal = (int(x) for x in _chars(args[0]).split(":"))
+            url_text = self.literals[literal]
+            self._emit(url_text, styles | {"link"} if self.links[link_index] else styles, link_index)
+        elif name == "iclrhref":
+            link_index = int(_chars(args[0]))
+            if len(args) > 1 and args[1] is not None:
+                self._label_link(link_index, args[1])
+                self._walk([args[1]], styles | {"link"} if self.links[link_index] else styles, link_index)
+        elif name == "iclrcode":
+            self._emit(self.literals[int(_chars(args[0]))], styles | {"code"}, link)
+        elif name in _STYLE_WITH_ARGUMENT:
+            style = _STYLE_WITH_ARGUMENT[name]
+            self._walk(args[-1:], styles | {style} if style else styles, link)
+        elif name == "textcolor":
+            self._walk(args[-1:], styles, link)
+        elif name == "footnote":
+            self._emit(" (", styles, link)
+            self._walk(args[-1:], styles, link)
+            self._emit(")", styles, link)
+        elif name in _CITATIONS:
+            self._emit("[" + _chars(args[-1]).strip() + "]", styles, link)
+        elif name in ("item",):
+            self._emit(" • ", styles, link)
+        elif name in _TEXT_SYMBOLS:
+            self._emit(_TEXT_SYMBOLS[name], styles, link)
+        elif name in ACCENTS or name in ("frac", "dfrac", "tfrac", "sqrt", "mathcal", "mathbb", "mathscr", "mathfrak"):
+            self._emit(_MathText(self).macro(node), styles | {"math"}, link)
+        else:
+            self._emit(_known_macro_text(node), styles, link)
+            if node.macro_post_space and not args:
+                self._emit(" ", styles, link)
+
+    def _label_link(self, index: int, label_node) -> None:
+        link = self.links[index]
+        label = " ".join(self.plain_of([label_node]).split())
+        if link is not None and label and link.label == link.url:
+            self.links[index] = Link(label, link.url, link.kind)
+
+    def plain_of(self, nodes) -> str:
+        """Text of nodes walked in text mode (for \\text{} inside math)."""
+        sub = _Converter("")
+        sub.links, sub.literals = self.links, self.literals
+        sub._walk(nodes, frozenset(), None)
+        return "".join(piece for piece, _, _ in sub.pieces)
+
+    # -- assemble -----------------------------------------------------------------------------
+
+    def _assemble(self) -> Rendered:
+        out: list[str] = []
+        length = 0
+        raw_spans: list[tuple[int, int, str, int | None]] = []
+        for text, styles, link in self.pieces:
+            text = _fold_whitespace(text)
+            if (not out or out[-1][-1:].isspace()) and text[:1].isspace():
+                text = text.lstrip()
+            if not text:
+                continue
+            start, length = length, length + len(text)
+            out.append(text)
+            for style in styles:
+                raw_spans.append((start, length, style, link if style == "link" else None))
+        joined = "".join(out)
+        stripped = joined.rstrip()
+        renumber: dict[int, int] = {}
+        links: list[Link] = []
+        spans: list[Span] = []
+        for start, end, style, link in sorted(raw_spans, key=lambda s: (s[0], s[1])):
+            end = min(end, len(stripped))
+            if start >= end:
+                continue
+            if style == "link":
+                if link is None or self.links[link] is None:
+                    continue
+                if link not in renumber:
+                    renumber[link] = len(links)
+                    links.append(self.links[link])
+                link = renumber[link]
+            spans.append(Span(start, end, style, link))
+        return Rendered(stripped, tuple(_merge(spans)), tuple(links))
+
+
+def _merge(spans: list[Span]) -> list[Span]:
+    """Join touching spans of the same style (and link) into one."""
+    merged: list[Span] = []
+    open_by_key: dict[tuple[str, int | None], int] = {}
+    for span in spans:
+        key = (span.style, span.link)
+        index = open_by_key.get(key)
+        if index is not None and merged[index].end >= span.start:
+            previous = merged[index]
+            merged[index] = Span(previous.start, max(previous.end, span.end), span.style, span.link)
+            continue
+        open_by_key[key] = len(merged)
+        merged.append(span)
+    return sorted(merged, key=lambda s: (s.start, s.end))
+
+
+class _MathText:
+    """Renders math nodes to a readable Unicode string: symbols, scripts, fractions, accents."""
+
+    def __init__(self, converter: _Converter) -> None:
+        self.converter = converter
+
+    def render(self, nodes) -> str:
+        tokens: list = []
+        for node in nodes or ():
+            if node is None:
+                continue
+            if node.isNodeType(latexwalker.LatexCharsNode):
+                tokens.extend(node.chars)
+            else:
+                tokens.append(node)
+        out: list[str] = []
+        i = 0
+        while i < len(tokens):
+            token = tokens[i]
+            i += 1
+            if isinstance(token, str) and token in ("^", "_"):
+                while i < len(tokens) and isinstance(tokens[i], str) and tokens[i] == " ":
+                    i += 1
+                if i >= len(tokens):
+                    out.append(token)
+                    break
+                argument = self.token(tokens[i])
+                i += 1
+                out.append(script(argument.strip(), superscript=token == "^"))
+            else:
+                out.append(self.token(token))
+        return unicodedata.normalize("NFC", " ".join("".join(out).split()))
+
+    def token(self, token) -> str:
+        if isinstance(token, str):
+            return token
+        if token.isNodeType(latexwalker.LatexGroupNode):
+            return self.render(token.nodelist)
+        if token.isNodeType(latexwalker.LatexMacroNode):
+            text = self.macro(token)
+            if token.macro_post_space and not _args(token) and text:
+                text += " "
+            return text
+        if token.isNodeType(latexwalker.LatexSpecialsNode):
+            return " " if token.specials_chars == "~" else token.specials_chars
+        if token.isNodeType(latexwalker.LatexMathNode) or token.isNodeType(latexwalker.LatexEnvironmentNode):
+            return self.render(token.nodelist)
+        if token.isNodeType(latexwalker.LatexCommentNode):
+            return ""
+        return token.latex_verbatim()
+
+    def macro(self, node) -> str:
+        name = node.macroname
+        args = _args(node)
+        if name in ("frac", "dfrac", "tfrac", "cfrac") and len(args) == 2:
+            return _operand(self.arg(args[0])) + "/" + _operand(self.arg(args[1]))
+        if name == "sqrt":
+            index = self.arg(args[0]) if args and args[0] is not None else ""
+            root = (script(index, superscript=True) if index else "") + "√"
+            return root + _operand(self.arg(args[-1]))
+        if name in ("mathcal", "mathscr", "mathbb", "mathfrak"):
+            return math_alphabet(name, self.arg(args[-1]))
+        if name in ACCENTS:
+            mark = ACCENTS[name]
+            body = self.arg(args[-1]) if args else ""
+            return "".join(ch + mark if not ch.isspace() else ch for ch in body)
+        if name in _STYLE_WITH_ARGUMENT or name == "operatorname":
+            body = args[-1] if args else None
+            return self.converter.plain_of([body]) if body is not None else ""
+        if name in _INVISIBLE_IN_MATH:
+            return ""
+        if name in ("iclrurl", "iclrhref", "iclrcode"):
+            return self.converter.plain_of([node])
+        if name in _TEXT_SYMBOLS:
+            return _TEXT_SYMBOLS[name]
+        return _known_macro_text(node)
+
+    def arg(self, node) -> str:
+        if node is None:
+            return ""
+        return self.token(node)
+
+
+def _is_styled_text(nodes) -> bool:
+    """True for math that only wraps text in style macros, like $\\textit{capability}$."""
+    found = False
+    for node in nodes or ():
+        if node is None or node.isNodeType(latexwalker.LatexCharsNode) and not node.chars.strip():
+            continue
+        if not node.isNodeType(latexwalker.LatexMacroNode) or node.macroname not in _TEXT_STYLE_MACROS:
+            return False
+        found = True
+    return found
+
+
+def _operand(text: str) -> str:
+    """Parenthesise a compound fraction or root operand: (a+b)/c, but 1/2 and x/n stay bare."""
+    text = text.strip()
+    if len(text) <= 1 or re.fullmatch(r"[\w.]+", text) or (text.startswith("(") and text.endswith(")")):
+        return text
+    return "(" + text + ")"
+
+
+def _known_macro_text(node) -> str:
+    """Symbols and accents via pylatexenc's tables; unknown macros stay visible as `\\name`."""
+    if _L2T_DB.get_macro_spec(node.macroname) is None:
+        return "\\" + node.macroname
+    try:
+        return _L2T.node_to_text(node)
+    except Exception:  # noqa: BLE001 - a table entry that cannot handle odd arguments
+        return "\\" + node.macroname
+
+
+def _args(node) -> list:
+    parsed = getattr(node, "nodeargd", None)
+    return list(parsed.argnlist) if parsed is not None and parsed.argnlist else []
+
+
+def _chars(node) -> str:
+    if node is None:
+        return ""
+    if node.isNodeType(latexwalker.LatexGroupNode):
+        return "".join(_chars(child) for child in node.nodelist)
+    if node.isNodeType(latexwalker.LatexCharsNode):
+        return node.chars
+    return node.latex_verbatim()
+
+
+# -- pre-pass helpers ---------------------------------------------------------------------------
+
+
+def _split_math(text: str) -> list[tuple[bool, str]]:
+    """Cut text into prose and math. `$` that does not open real math becomes a literal `\\$`."""
+    segments: list[tuple[bool, str]] = []
+    prose: list[str] = []
+    i, n = 0, len(text)
+
+    def flush() -> None:
+        if prose:
+            segments.append((False, "".join(prose)))
+            prose.clear()
+
+    while i < n:
+        ch = text[i]
+        if ch == "\\" and i + 1 < n:
+            closing = {"(": "\\)", "[": "\\]"}.get(text[i + 1])
+            end = text.find(closing, i + 2) if closing else -1
+            if end != -1:
+                flush()
+                segments.append((True, text[i : end + 2]))
+                i = end + 2
+            else:
+                prose.append(text[i : i + 2])
+                i += 2
+            continue
+        if ch == "$":
+            delimiter = "$$" if text.startswith("$$", i) else "$"
+            end = _closing_dollar(text, i + len(delimiter), delimiter)
+            if end != -1 and _looks_like_math(text[i + len(delimiter) : end]):
+                flush()
+                segments.append((True, text[i : end + len(delimiter)]))
+                i = end + len(delimiter)
+                continue
+            prose.append("\\$")
+            i += 1
+            continue
+        prose.append(ch)
+        i += 1
+    flush()
+    return segments
+
+
+def _closing_dollar(text: str, start: int, delimiter: str) -> int:
+    i = start
+    while True:
+        end = text.find(delimiter, i)
+        if end == -1 or text[end - 1] != "\\":
+            return end
+        i = end + 1
+
+
+def _looks_like_math(content: str) -> bool:
+    """Tell `$x_i$` from `$5 million and $`: dollar amounts are prose, not math."""
+    if not content.strip() or len(content) > 600:
+        return False
+    has_markup = re.search(r"[\\^_{}=<>]", content) is not None
+    if not has_markup and (content[0].isspace() or content[-1].isspace()):
+        return False
+    if not has_markup and re.match(r"\d", content) and re.search(r"[A-Za-z]{3,}", content):
+        return False
+    return True
+
+
+def _escape_literals(text: str) -> str:
+    return _LITERAL_SPECIALS.sub(r"\\\1", text)
+
+
+def _prose_to_latex(text: str) -> str:
+    """Markdown emphasis becomes style macros; %, & and # in prose are literal characters."""
+    text = _escape_literals(text)
+    text = text.replace("~\\", " \\")
+    text = _MD_BOLD.sub(lambda m: "\\textbf{" + (m.group(1) or m.group(2)) + "}", text)
+    return _MD_ITALIC.sub(lambda m: "\\textit{" + (m.group(1) or m.group(2)) + "}", text)
+
+
+def _balance_braces(text: str) -> str:
+    """Escape braces that have no partner, so they stay visible and cannot swallow prose."""
+    stack: list[int] = []
+    unmatched: set[int] = set()
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "{":
+            stack.append(i)
+            if len(stack) > MAX_BRACE_DEPTH:
+                raise _TooDeep
+        elif ch == "}":
+            if stack:
+                stack.pop()
+            else:
+                unmatched.add(i)
+        i += 1
+    unmatched.update(stack)
+    if not unmatched:
+        return text
+    return "".join("\\" + ch if index in unmatched else ch for index, ch in enumerate(text))

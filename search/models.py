@@ -1,0 +1,81 @@
+"""The engine's value types. Frozen, so they can be cached and shared across threads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A labelled URL. `kind` says what it points at: code, project, paper, pdf, search or link."""
+
+    label: str
+    url: str
+    kind: str = "link"
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A style over text[start:end]; link spans carry the index of their entry in `links`."""
+
+    start: int
+    end: int
+    style: str
+    link: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    """Abstract source converted to plain text, style spans and the links it contains."""
+
+    text: str
+    spans: tuple[Span, ...] = ()
+    links: tuple[Link, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Paper:
+    """One paper as loaded from a corpus; optional metadata is None when the corpus lacks it."""
+
+    id: str
+    abstract: str
+    """The abstract as found in the corpus (LaTeX/Markdown source)."""
+    venue: str | None = None
+    title: str | None = None
+    authors: tuple[str, ...] = ()
+    keywords: tuple[str, ...] = ()
+    status: str | None = None
+    track: str | None = None
+    year: int | None = None
+    site: str | None = None
+    pdf: str | None = None
+    github: str | None = None
+    project: str | None = None
+    source: str = ""
+    """Which corpus file the paper came from."""
+    position: int = 0
+    """Order within the loaded corpus set (corpus order)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One search result: which paper, how well it scored and which (stemmed) terms matched."""
+
+    paper_id: str
+    score: float
+    terms: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """The answer to one query, ranked best first."""
+
+    query: str
+    hits: tuple[Hit, ...]
+    total: int
+    corrected: str | None = None
+    """The spelling-corrected query that produced these hits, when the original found none."""
+    notice: str | None = None
+    """A gentle hint, e.g. when the query's syntax was malformed and was read as plain words."""
+    terms: tuple[str, ...] = field(default=())
+    """Stemmed query terms, for highlighting."""

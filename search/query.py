@@ -1,0 +1,161 @@
+"""Parse and run queries: ranked words, phrases, prefix*, fuzzy~, field:term, AND/OR/NOT.
+
+Malformed syntax never raises: it is read as plain words. A query with no hits is retried
+with spelling correction. Whoosh objects never leave this module: hits are copied into `Hit`s.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from itertools import islice
+
+from whoosh import qparser
+from whoosh import query as wq
+
+from search.models import Hit, SearchResult
+from search.schema import ANALYZER
+
+SEARCH_FIELDS = ("name", "title", "abstract", "keywords", "authors")
+FIELD_ALIASES = {"authors": ["author", "by"], "keywords": ["keyword", "kw"], "abstract": ["text"]}
+MAX_PREFIX_EXPANSIONS = 64
+"""A short prefix like `ge*` expands to thousands of terms; only the most frequent are searched."""
+_OPERATORS = {"AND", "OR", "NOT", "ANDNOT", "ANDMAYBE"}
+_WORD = re.compile(r"[^\W_][\w'-]*")
+
+
+class QueryRunner:
+    """One long-lived searcher reused across queries; thread-safe through a lock."""
+
+    def __init__(self, ix) -> None:
+        self._ix = ix
+        self._lock = threading.Lock()
+        self._searcher = ix.searcher()
+        self._parser = qparser.MultifieldParser(list(SEARCH_FIELDS), ix.schema, group=qparser.OrGroup.factory(0.9))
+        self._parser.add_plugin(qparser.FuzzyTermPlugin())
+        self._parser.add_plugin(qparser.FieldAliasPlugin(FIELD_ALIASES))
+        self._plain_parser = qparser.MultifieldParser(
+            list(SEARCH_FIELDS), ix.schema, group=qparser.OrGroup.factory(0.9), plugins=[]
+        )
+
+    def close(self) -> None:
+        with self._lock:
+            self._searcher.close()
+
+    def run(self, text: str, limit: int = 50) -> SearchResult:
+        text = " ".join(text.split())
+        if not _WORD.search(text):
+            return SearchResult(text, (), 0)
+        with self._lock:
+            query, notice = self._parse(text)
+            hits, total, terms = self._execute(query, limit)
+            corrected = None
+            if total == 0:
+                corrected = self._correct(text)
+                if corrected:
+                    query, notice = self._parse(corrected)
+                    hits, total, terms = self._execute(query, limit)
+        return SearchResult(text, hits, total, corrected if total else None, notice, terms)
+
+    def stemmed_terms(self, text: str) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(token.text for token in ANALYZER(text)))
+
+    # -- parsing ------------------------------------------------------------------------------
+
+    def _parse(self, text: str) -> tuple[wq.Query, str | None]:
+        problem = _syntax_problem(text)
+        if problem is None:
+            try:
+                query = self._parser.parse(text)
+                if query is not wq.NullQuery and not _matches_everything(query):
+                    return self._bounded(query), None
+            except Exception:  # noqa: BLE001 - whoosh's parser on odd input: read as plain words
+                pass
+            problem = "query syntax not understood"
+        words = " ".join(_WORD.findall(text.replace("*", " ").replace("~", " ")))
+        return self._plain_parser.parse(words), f"{problem}; searched for the words only"
+
+    def _bounded(self, query: wq.Query) -> wq.Query:
+        """Replace each prefix/wildcard with an OR of its most frequent expansions."""
+        reader = self._searcher.reader()
+
+        def bound(node: wq.Query) -> wq.Query:
+            if isinstance(node, wq.PatternQuery):
+                expansions = list(islice(node._btexts(reader), 4 * MAX_PREFIX_EXPANSIONS))
+                expansions.sort(key=lambda term: -reader.doc_frequency(node.fieldname, term))
+                terms = [wq.Term(node.fieldname, term, boost=node.boost) for term in expansions[:MAX_PREFIX_EXPANSIONS]]
+                return wq.Or(terms) if terms else wq.NullQuery
+            return node.apply(bound)
+
+        return bound(query)
+
+    # -- running ------------------------------------------------------------------------------
+
+    def _execute(self, query: wq.Query, limit: int) -> tuple[tuple[Hit, ...], int, tuple[str, ...]]:
+        if query is wq.NullQuery:
+            return (), 0, ()
+        self._refresh()
+        results = self._searcher.search(query, limit=max(1, limit), terms=True)
+        hits = tuple(
+            Hit(hit["id"], float(hit.score), tuple(sorted({_decode(t) for _, t in hit.matched_terms()})))
+            for hit in results
+        )
+        terms = tuple(dict.fromkeys(_decode(t) for field, t in query.iter_all_terms() if field != "id"))
+        return hits, len(results), terms
+
+    def _refresh(self) -> None:
+        if not self._searcher.up_to_date():
+            self._searcher = self._searcher.refresh()
+
+    def _correct(self, text: str) -> str | None:
+        """Replace words the index has never seen with their closest spelling, if any."""
+        reader = self._searcher.reader()
+        changed = False
+
+        def fix(match: re.Match[str]) -> str:
+            nonlocal changed
+            word = match.group()
+            if word.upper() in _OPERATORS or len(word) < 3 or _known(reader, word):
+                return word
+            # One edit for short words: `textbf` must not turn into `text`, `wasserstien` may be fixed.
+            maxdist = 2 if len(word) >= 8 else 1
+            suggestions = self._searcher.suggest("abstract", word.lower(), limit=1, maxdist=maxdist, prefix=1)
+            if not suggestions or suggestions[0] == word.lower():
+                return word
+            changed = True
+            return suggestions[0]
+
+        corrected = _WORD.sub(fix, text)
+        return corrected if changed else None
+
+
+def _known(reader, word: str) -> bool:
+    stems = [token.text for token in ANALYZER(word)]
+    return not stems or any(reader.doc_frequency(field, stem) for stem in stems for field in SEARCH_FIELDS)
+
+
+def _decode(term) -> str:
+    return term.decode("utf-8", "replace") if isinstance(term, bytes) else str(term)
+
+
+def _matches_everything(query: wq.Query) -> bool:
+    return isinstance(query, wq.Every) or any(isinstance(q, wq.Every) for q in query.children())
+
+
+def _syntax_problem(text: str) -> str | None:
+    """A short description of malformed syntax, or None when the query is well formed."""
+    if text.count('"') % 2:
+        return "unbalanced quote"
+    depth = 0
+    for ch in text:
+        depth += (ch == "(") - (ch == ")")
+        if depth < 0:
+            return "unbalanced parenthesis"
+    if depth:
+        return "unbalanced parenthesis"
+    tokens = text.split()
+    if tokens[0].upper() in _OPERATORS - {"NOT"} or tokens[-1].upper() in _OPERATORS:
+        return f"'{tokens[-1] if tokens[-1].upper() in _OPERATORS else tokens[0]}' needs a word on both sides"
+    if re.search(r"(?:^|\s)[*?~]+(?:\s|$)", text):
+        return "a lone wildcard"
+    return None

@@ -1,0 +1,32 @@
+"""Make untrusted corpus text safe for a terminal: no escape sequences, no control characters."""
+
+from __future__ import annotations
+
+import re
+
+# ESC-introduced sequences: CSI (ESC [ ... final), OSC/DCS/APC/PM/SOS strings (ended by BEL or ST),
+# and two-character escapes. Their 8-bit C1 forms (U+009B CSI, U+009D OSC, ...) are covered too.
+_ESCAPE_SEQUENCE = re.compile(
+    r"""
+    (?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?                        # CSI
+    | (?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?   # OSC, DCS, ...
+    | \x1b[ -/]*[0-~]?                                       # other ESC sequences
+    """,
+    re.VERBOSE,
+)
+# C0 (except tab and newline), DEL, C1, and Unicode bidi controls that can reorder what is shown.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def sanitize(text: str) -> str:
+    """Remove escape sequences and control characters; keep newlines and tabs."""
+    if not text:
+        return ""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _ESCAPE_SEQUENCE.sub("", text)
+    return _CONTROL.sub("", text)
+
+
+def sanitize_line(text: str) -> str:
+    """Sanitise and fold all whitespace to single spaces (titles, names, authors)."""
+    return " ".join(sanitize(text).split())

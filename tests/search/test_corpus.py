@@ -1,0 +1,110 @@
+import json
+
+import pytest
+
+from search.corpus import CorpusError, bundled_paths, load_corpus, stable_id
+
+ABSTRACT_A = "We propose FooNet, a method. It works well."
+ABSTRACT_B = "Second abstract about graphs.\nIt spans two lines."
+
+
+def write(tmp_path, name, content, mode="w"):
+    path = tmp_path / name
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+    return path
+
+
+def test_bundled_corpus_has_38_iclr_2025_papers():
+    corpus = load_corpus()
+    assert len(bundled_paths()) == 2
+    assert len(corpus.papers) == 38
+    assert corpus.name == "ICLR 2025"
+    assert {p.venue for p in corpus.papers} == {"ICLR 2025"}
+    assert all(p.title is None and p.authors == () for p in corpus.papers)
+    assert [p.position for p in corpus.papers] == list(range(38))
+    assert corpus.papers[0].abstract.startswith("Branch-and-bound methods are pivotal")
+
+
+def test_list_format_tolerates_crlf_bom_trailing_spaces_and_extra_blank_lines(tmp_path):
+    messy = "\ufeffNeurIPS 2024 paper list  \r\n\r\n\r\n\r\n" + ABSTRACT_A + "   \r\n \r\n\t\r\n" + ABSTRACT_B.replace("\n", "  \r\n") + "\r\n\r\n"
+    corpus = load_corpus([write(tmp_path, "messy.txt", messy)])
+    assert [p.abstract for p in corpus.papers] == [ABSTRACT_A, ABSTRACT_B]
+    assert corpus.papers[0].venue == "NeurIPS 2024"
+
+
+def test_list_without_header_keeps_every_paragraph(tmp_path):
+    corpus = load_corpus([write(tmp_path, "plain.txt", ABSTRACT_A + "\n\n" + ABSTRACT_B + "\n")])
+    assert len(corpus.papers) == 2
+    assert corpus.papers[0].venue is None
+
+
+def test_ids_are_stable_across_reloads_reordering_and_whitespace(tmp_path):
+    first = load_corpus([write(tmp_path, "a.txt", f"ICLR 2025\n\n{ABSTRACT_A}\n\n{ABSTRACT_B}\n")])
+    second = load_corpus([write(tmp_path, "b.txt", f"ICLR 2025\n\n{ABSTRACT_B}\n\n  {ABSTRACT_A.replace(' ', '  ')}\n")])
+    assert {p.id for p in first.papers} == {p.id for p in second.papers}
+    assert stable_id(ABSTRACT_A) != stable_id(ABSTRACT_B)
+
+
+def test_json_records_carry_all_metadata_and_skip_records_without_abstract(tmp_path):
+    records = [
+        {"id": "abc", "title": "FooNet", "abstract": ABSTRACT_A, "author": "Ada Lovelace; Alan Turing",
+         "keywords": "graphs;  learning", "status": "Oral", "track": "main", "site": "https://openreview.net/forum?id=abc",
+         "pdf": "https://openreview.net/pdf?id=abc", "github": "https://github.com/x/foonet", "project": ""},
+        {"title": "No abstract"},
+        {"abstract": "   "},
+        {"abstract": ABSTRACT_B, "authors": ["Grace Hopper"], "keywords": ["a", "b"], "venue": "ICML", "year": 2018},
+    ]
+    corpus = load_corpus([write(tmp_path, "iclr2017.json", json.dumps(records))])
+    assert corpus.skipped == 2
+    foo, second = corpus.papers
+    assert (foo.id, foo.title, foo.authors, foo.keywords) == ("abc", "FooNet", ("Ada Lovelace", "Alan Turing"), ("graphs", "learning"))
+    assert (foo.status, foo.track, foo.venue, foo.year) == ("Oral", "main", "ICLR 2017", 2017)
+    assert foo.github == "https://github.com/x/foonet" and foo.project is None
+    assert second.id == stable_id(ABSTRACT_B)
+    assert (second.authors, second.keywords, second.venue, second.year) == (("Grace Hopper",), ("a", "b"), "ICML 2018", 2018)
+
+
+def test_json_lines(tmp_path):
+    lines = "\n".join(json.dumps({"id": str(i), "abstract": f"Abstract number {i}."}) for i in range(3))
+    corpus = load_corpus([write(tmp_path, "nips2016.jsonl", lines + "\n")])
+    assert [p.id for p in corpus.papers] == ["0", "1", "2"]
+    assert corpus.papers[0].venue == "NeurIPS 2016"
+
+
+def test_duplicate_ids_are_kept_once_and_counted(tmp_path):
+    path = write(tmp_path, "dup.json", json.dumps([{"id": "1", "abstract": "One."}, {"id": "1", "abstract": "Again."}]))
+    corpus = load_corpus([path, path])
+    assert [p.abstract for p in corpus.papers] == ["One."]
+    assert corpus.duplicates == 3
+
+
+@pytest.mark.parametrize(
+    "name, content, message",
+    [
+        ("empty.txt", "", "empty file"),
+        ("blank.txt", "  \n\n \n", "empty file"),
+        ("binary.txt", b"\x00\x01\x02binary", "binary file"),
+        ("latin1.txt", "caf\xe9 abstract".encode("latin-1"), "not UTF-8"),
+        ("broken.json", '[{"abstract": "x"', "malformed JSON"),
+        ("scalar.json", "[1, 2]", "no records with an abstract"),
+        ("string.json", '"just a string"', "no abstracts found"),
+        ("number.json", "{\"papers\": 3}", "no records with an abstract"),
+    ],
+)
+def test_bad_files_give_one_line_errors(tmp_path, name, content, message):
+    path = write(tmp_path, name, content)
+    with pytest.raises(CorpusError) as error:
+        load_corpus([path])
+    assert message in str(error.value)
+    assert str(path) in str(error.value)
+    assert "\n" not in str(error.value)
+
+
+def test_missing_file_and_directory(tmp_path):
+    with pytest.raises(CorpusError, match="no such file"):
+        load_corpus([tmp_path / "missing.json"])
+    with pytest.raises(CorpusError, match="is a directory"):
+        load_corpus([tmp_path])

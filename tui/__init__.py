@@ -1,0 +1,1 @@
+"""The iclr-reader terminal interface: the Textual app, its screens, the renderer and the CLI."""

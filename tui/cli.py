@@ -1,0 +1,224 @@
+"""The `iclr-reader` command: the app by default, plus scriptable list/search/show/render/index commands."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Sequence
+
+from search import __version__
+from search.corpus import CorpusError
+from search.engine import SearchEngine, UnknownPaper
+from search.markup import convert
+
+EXIT_USAGE = 2
+
+
+class CliError(Exception):
+    """A user-facing problem: printed as one line, exit code 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="iclr-reader",
+        description="A keyboard-driven terminal reader for research-paper abstracts (ICLR 2025 bundled).",
+    )
+    parser.add_argument("--version", action="version", version=f"iclr-reader {__version__}")
+    parser.add_argument(
+        "--corpus", action="append", metavar="PATH",
+        help="corpus file to load (repeatable): a paragraph list, JSON array or JSON Lines; default: bundled ICLR 2025",
+    )
+    parser.add_argument("--query", metavar="TEXT", help="open the app with this query typed")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    listing = commands.add_parser("list", help="list every paper")
+    listing.add_argument("--json", action="store_true", help="print JSON")
+
+    search = commands.add_parser("search", help="search the papers")
+    search.add_argument("query", help='query: words, "phrases", prefix*, fuzzy~, field:term, AND/OR/NOT')
+    search.add_argument("--limit", type=int, default=20, help="number of hits (default 20)")
+    search.add_argument("--json", action="store_true", help="print JSON")
+
+    show = commands.add_parser("show", help="show one paper's rendered abstract, metadata and links")
+    show.add_argument("id", help="paper id (see `list` or `search`)")
+    show.add_argument("--plain", action="store_true", help="no terminal styling")
+
+    render = commands.add_parser("render", help="render LaTeX/Markdown markup read from stdin")
+    mode = render.add_mutually_exclusive_group()
+    mode.add_argument("--plain", action="store_true", help="plain text only")
+    mode.add_argument("--json", action="store_true", help='print {"text", "spans", "links"}')
+
+    index = commands.add_parser("index", help="build or refresh the search index")
+    index.add_argument("--rebuild", action="store_true", help="rebuild even if the index is up to date")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return _dispatch(args)
+    except (CorpusError, CliError) as error:
+        print(f"iclr-reader: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except UnknownPaper as error:
+        print(f"iclr-reader: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    if args.command == "render":
+        return _render(args)
+    engine = SearchEngine.from_paths(args.corpus)
+    if args.command is None:
+        from tui.app import run_app  # the app's imports are only paid for when it runs
+
+        return run_app(engine, query=args.query)
+    if args.command == "index":
+        status = _ensure_index(engine, rebuild=args.rebuild)
+        state = "built" if status.built else "up to date"
+        print(f"{len(engine.papers)} papers, index {state}: {status.path or 'in memory'}")
+        return 0
+    if args.command == "list":
+        return _list(engine, args.json)
+    if args.command == "search":
+        _ensure_index(engine)
+        return _search(engine, args.query, args.limit, args.json)
+    if args.command == "show":
+        return _show(engine, args.id, args.plain)
+    raise CliError(f"unknown command {args.command}")
+
+
+def _ensure_index(engine: SearchEngine, rebuild: bool = False):
+    progress = _Progress(len(engine.papers))
+    status = engine.ensure_index(on_progress=progress, rebuild=rebuild)
+    progress.finish(status.built)
+    if status.notice:
+        print(f"iclr-reader: {status.notice}", file=sys.stderr)
+    return status
+
+
+class _Progress:
+    """A progress bar on stderr, shown only once a build has taken more than a moment."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.started = time.monotonic()
+        self.shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if time.monotonic() - self.started < 0.5:
+            return
+        self.shown = True
+        if sys.stderr.isatty():
+            width = 30
+            filled = int(width * done / max(total, 1))
+            bar = "█" * filled + "·" * (width - filled)
+            print(f"\rIndexing {bar} {done}/{total}", end="", file=sys.stderr, flush=True)
+
+    def finish(self, built: bool) -> None:
+        if built and self.shown:
+            end = "\n" if sys.stderr.isatty() else ""
+            print(f"{end}Indexed {self.total} papers in {time.monotonic() - self.started:.1f} s", file=sys.stderr)
+
+
+def _links_json(links) -> list[dict[str, str]]:
+    return [{"label": link.label, "url": link.url} for link in links]
+
+
+def _list(engine: SearchEngine, as_json: bool) -> int:
+    if as_json:
+        papers = []
+        for paper in engine.papers:
+            description = engine.describe(paper.id)
+            papers.append({
+                "id": paper.id, "name": description.name, "headline": description.headline,
+                "title": paper.title, "authors": list(paper.authors), "venue": paper.venue,
+                "abstract": paper.abstract, "links": _links_json(description.links),
+            })
+        _print_json({"papers": papers})
+        return 0
+    for paper in engine.papers:
+        name, headline = engine.headline(paper.id)
+        print(f"{paper.id}  {headline}")
+    return 0
+
+
+def _search(engine: SearchEngine, query: str, limit: int, as_json: bool) -> int:
+    if limit < 1:
+        raise CliError("--limit must be at least 1")
+    result = engine.search(query, limit=limit)
+    if as_json:
+        hits = []
+        for hit in result.hits:
+            description = engine.describe(hit.paper_id)
+            hits.append({
+                "id": hit.paper_id, "name": description.name, "headline": description.headline,
+                "score": round(hit.score, 4), "links": _links_json(description.links), "terms": list(hit.terms),
+            })
+        _print_json({"query": result.query, "corrected": result.corrected, "total": result.total, "hits": hits})
+        return 0
+    if result.notice:
+        print(f"note: {result.notice}", file=sys.stderr)
+    if result.corrected:
+        print(f"no matches for {result.query!r}; showing results for {result.corrected!r}", file=sys.stderr)
+    print(f"{result.total} matches" + (f" (showing {len(result.hits)})" if result.total > len(result.hits) else ""))
+    for hit in result.hits:
+        name, headline = engine.headline(hit.paper_id)
+        print(f"{hit.paper_id}  {hit.score:6.2f}  {headline}")
+    return 0
+
+
+def _show(engine: SearchEngine, paper_id: str, plain: bool) -> int:
+    from tui.render import paper_text
+
+    text = paper_text(engine.describe(engine.paper(paper_id).id))
+    if plain or not sys.stdout.isatty():
+        print(text.plain)
+        return 0
+    from rich.console import Console
+
+    Console(highlight=False, markup=False, emoji=False).print(text)
+    return 0
+
+
+def _render(args: argparse.Namespace) -> int:
+    data = sys.stdin.buffer.read()
+    try:
+        source = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise CliError(f"stdin is not UTF-8 text (bad byte at offset {error.start})") from None
+    rendered = convert(source)
+    if args.json:
+        _print_json({
+            "text": rendered.text,
+            "spans": [
+                {"start": s.start, "end": s.end, "style": s.style, **({"link": s.link} if s.link is not None else {})}
+                for s in rendered.spans
+            ],
+            "links": _links_json(rendered.links),
+        })
+        return 0
+    if args.plain or not sys.stdout.isatty():
+        print(rendered.text)
+        return 0
+    from rich.console import Console
+    from rich.text import Text
+
+    from tui.render import SPAN_STYLES
+
+    text = Text(rendered.text)
+    for span in rendered.spans:
+        text.stylize(SPAN_STYLES.get(span.style, ""), span.start, span.end)
+    Console(highlight=False, markup=False, emoji=False).print(text)
+    return 0
+
+
+def _print_json(value) -> None:
+    json.dump(value, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")
