@@ -78,16 +78,27 @@ def build(
         ix = whoosh_index.create_in(str(temporary), build_schema())
         _fill(ix, descriptions, on_progress, cancel)
         ix.close()
-        try:
-            os.rename(temporary, location.path)
-        except OSError:
-            # Another process swapped in the same content first; use theirs.
-            shutil.rmtree(temporary, ignore_errors=True)
+        _swap_in(temporary, location)
     except BaseException:
         shutil.rmtree(temporary, ignore_errors=True)
         raise
     _remove_stale(location)
     return whoosh_index.open_dir(str(location.path))
+
+
+def _swap_in(temporary: Path, location: IndexLocation) -> None:
+    """Rename the finished build into place; a damaged index already there is moved aside first."""
+    try:
+        os.rename(temporary, location.path)
+        return
+    except OSError:
+        if open_existing(location) is not None:  # another process finished the same build first
+            shutil.rmtree(temporary, ignore_errors=True)
+            return
+    damaged = location.root / f".{location.path.name}.damaged-{os.getpid()}"
+    os.rename(location.path, damaged)
+    os.rename(temporary, location.path)
+    shutil.rmtree(damaged, ignore_errors=True)
 
 
 def build_in_memory(descriptions: Sequence[Description], on_progress: Progress | None = None, cancel=None):

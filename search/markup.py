@@ -33,7 +33,8 @@ _URL = re.compile(
 _MD_LINK = re.compile(r"\[([^\[\]\n]{1,300})\]\(\s*((?:https?://|www\.)[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)\s*\)")
 _HREF = re.compile(r"\\href\s*\{([^{}]*)\}")
 _URL_MACRO = re.compile(r"\\url\s*\{([^{}]*)\}")
-_MD_CODE = re.compile(r"`([^`\n]+)`")
+_TEX_SINGLE_QUOTE = re.compile(r"(?<![`\w])`([^`'\n]{1,100})'(?!\w)")
+_MD_CODE = re.compile(r"`([^`\n]{1,120})`")
 _MD_BOLD = re.compile(r"(?<![\\*])\*\*(?=\S)(.+?)(?<=\S)\*\*|(?<![\w\\])__(?=\S)(.+?)(?<=\S)__(?!\w)")
 _MD_ITALIC = re.compile(
     r"(?<![\w*\\])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![\w*])"
@@ -180,6 +181,9 @@ class _Converter:
     # -- pre-pass -----------------------------------------------------------------------------
 
     def _prepare(self, text: str) -> str:
+        # TeX quotes first, so ``quoted'' and `quoted' are not mistaken for Markdown `code`.
+        text = text.replace("``", "\u201c").replace("''", "\u201d")
+        text = _TEX_SINGLE_QUOTE.sub("\u2018\\1\u2019", text)
         text = _MD_CODE.sub(lambda m: self._literal(m.group(1)), text)
         text = _MD_LINK.sub(lambda m: self._link_macro(m.group(2), m.group(1)) + "{" + m.group(1) + "}", text)
         text = _HREF.sub(lambda m: self._link_macro(m.group(1), None), text)

@@ -76,7 +76,7 @@ class QueryRunner:
         return self._plain_parser.parse(words), f"{problem}; searched for the words only"
 
     def _bounded(self, query: wq.Query) -> wq.Query:
-        """Replace each prefix/wildcard with an OR of its most frequent expansions."""
+        """Bound prefix/wildcard expansion, and make `a NOT b` exclude b (an OR group would not)."""
         reader = self._searcher.reader()
 
         def bound(node: wq.Query) -> wq.Query:
@@ -85,7 +85,13 @@ class QueryRunner:
                 expansions.sort(key=lambda term: -reader.doc_frequency(node.fieldname, term))
                 terms = [wq.Term(node.fieldname, term, boost=node.boost) for term in expansions[:MAX_PREFIX_EXPANSIONS]]
                 return wq.Or(terms) if terms else wq.NullQuery
-            return node.apply(bound)
+            node = node.apply(bound)
+            if isinstance(node, wq.Or):
+                negated = [child.query for child in node.subqueries if isinstance(child, wq.Not)]
+                wanted = [child for child in node.subqueries if not isinstance(child, wq.Not)]
+                if negated and wanted:
+                    return wq.AndNot(_either(wanted), _either(negated))
+            return node
 
         return bound(query)
 
@@ -127,6 +133,10 @@ class QueryRunner:
 
         corrected = _WORD.sub(fix, text)
         return corrected if changed else None
+
+
+def _either(queries: list[wq.Query]) -> wq.Query:
+    return queries[0] if len(queries) == 1 else wq.Or(queries)
 
 
 def _known(reader, word: str) -> bool:

@@ -76,6 +76,7 @@ def test_math_is_styled_as_math():
         ("unclosed $x + y and the rest of the text", "unclosed $x + y and the rest of the text"),
         (r"we propose \manifoldmixup{}, a method", r"we propose \manifoldmixup, a method"),
         ("sub-O(n^2) time with snake_case names", "sub-O(n^2) time with snake_case names"),
+        ("a ``strong reference'' and `\\emph{Rank-Breaking}' then `code`", "a “strong reference” and ‘Rank-Breaking’ then code"),
     ],
 )
 def test_prose_characters_keep_their_plain_meaning(source, text):

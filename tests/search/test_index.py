@@ -1,0 +1,95 @@
+"""When the index is (and is not) rebuilt, and that it is swapped in whole."""
+
+import json
+import os
+
+import pytest
+
+from search.corpus import load_corpus
+from search.engine import SearchEngine
+from search.index import IndexCancelled
+
+
+def corpus_file(tmp_path, abstracts, name="list.json"):
+    path = tmp_path / name
+    path.write_text(json.dumps([{"id": str(i), "abstract": a} for i, a in enumerate(abstracts)]), encoding="utf-8")
+    return path
+
+
+def index_dirs(cache):
+    return sorted(p.name for p in (cache / "index").iterdir())
+
+
+def test_index_lives_in_xdg_cache_and_is_reused_when_nothing_changed(isolated_dirs):
+    first = SearchEngine.from_paths()
+    assert first.ensure_index().built
+    status = SearchEngine.from_paths().ensure_index()
+    assert not status.built
+    assert status.path.is_relative_to(isolated_dirs / "xdg_cache_home" / "iclr-reader" / "index")
+
+
+def test_changed_content_rebuilds_and_replaces_the_old_index(tmp_path):
+    path = corpus_file(tmp_path, ["Graphs are fun.", "Trees are fun."])
+    cache = tmp_path / "cache"
+    assert SearchEngine(load_corpus([path]), cache).ensure_index().built
+    old = index_dirs(cache)
+    corpus_file(tmp_path, ["Graphs are fun.", "Forests are fun."])
+    engine = SearchEngine(load_corpus([path]), cache)
+    assert engine.ensure_index().built
+    assert engine.search("forests").total == 1
+    assert index_dirs(cache) != old and len(index_dirs(cache)) == 1
+
+
+def test_schema_or_version_change_rebuilds(tmp_path, monkeypatch):
+    path = corpus_file(tmp_path, ["Graphs are fun."])
+    cache = tmp_path / "cache"
+    SearchEngine(load_corpus([path]), cache).ensure_index()
+    monkeypatch.setattr("search.index.SCHEMA_VERSION", 999)
+    assert SearchEngine(load_corpus([path]), cache).ensure_index().built
+    monkeypatch.setattr("search.index.__version__", "9.9.9")
+    assert SearchEngine(load_corpus([path]), cache).ensure_index().built
+
+
+def test_a_damaged_index_is_rebuilt(tmp_path):
+    path = corpus_file(tmp_path, ["Graphs are fun."])
+    cache = tmp_path / "cache"
+    status = SearchEngine(load_corpus([path]), cache).ensure_index()
+    for entry in status.path.iterdir():
+        entry.write_bytes(b"garbage")
+    engine = SearchEngine(load_corpus([path]), cache)
+    assert engine.ensure_index().built
+    assert engine.search("graphs").total == 1
+
+
+def test_a_cancelled_build_leaves_no_index_behind(tmp_path):
+    import threading
+
+    path = corpus_file(tmp_path, [f"Abstract {i} about graphs." for i in range(50)])
+    cache = tmp_path / "cache"
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(IndexCancelled):
+        SearchEngine(load_corpus([path]), cache).ensure_index(cancel=cancel)
+    assert index_dirs(cache) == []
+    assert SearchEngine(load_corpus([path]), cache).ensure_index().built
+
+
+def test_unwritable_cache_falls_back_to_an_in_memory_index(tmp_path):
+    if os.geteuid() == 0:
+        blocker = tmp_path / "cache"
+        blocker.write_text("a file where the cache dir should be")
+        cache = blocker
+    else:  # pragma: no cover - CI runs as root
+        cache = tmp_path / "ro"
+        cache.mkdir(mode=0o500)
+    engine = SearchEngine(load_corpus(), cache)
+    status = engine.ensure_index()
+    assert status.path is None and "in memory" in status.notice
+    assert engine.search("BitStack").total == 1
+
+
+def test_progress_is_reported_while_building(tmp_path):
+    path = corpus_file(tmp_path, [f"Abstract {i} about graphs." for i in range(450)])
+    calls = []
+    SearchEngine(load_corpus([path]), tmp_path / "c").ensure_index(on_progress=lambda done, total: calls.append((done, total)))
+    assert calls[-1] == (450, 450) and len(calls) >= 3
