@@ -17,6 +17,7 @@ from whoosh.filedb.filestore import RamStorage
 
 from search import __version__
 from search.describe import Description
+from search.mathtext import searchable
 from search.models import Paper
 from search.schema import SCHEMA_VERSION, build_schema
 
@@ -120,7 +121,7 @@ def _fill(ix, descriptions: Sequence[Description], on_progress: Progress | None,
                 id=paper.id,
                 name=description.name or "",
                 title=paper.title or "",
-                abstract=description.rendered.text,
+                abstract=searchable(description.rendered.text),
                 authors=" ; ".join(paper.authors),
                 keywords=" ; ".join(paper.keywords),
                 venue=paper.venue or "",

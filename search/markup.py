@@ -277,13 +277,19 @@ class _Converter:
             self._walk(args[-1:], styles, link)
             self._emit(")", styles, link)
         elif name in _CITATIONS:
-            self._emit("[" + _chars(args[-1]).strip() + "]", styles, link)
+            self._emit("[" + _chars(_last(args)).strip() + "]", styles, link)
         elif name in ("item",):
             self._emit(" • ", styles, link)
         elif name in _TEXT_SYMBOLS:
             self._emit(_TEXT_SYMBOLS[name], styles, link)
         elif name in ACCENTS or name in ("frac", "dfrac", "tfrac", "sqrt", "mathcal", "mathbb", "mathscr", "mathfrak"):
             self._emit(_MathText(self).macro(node), styles | {"math"}, link)
+        elif _L2T_DB.get_macro_spec(name) is None:
+            # An author's own macro: keep it visible, and its arguments' text with it.
+            self._emit("\\" + name, styles, link)
+            for arg in args:
+                self._emit(" ", styles, link)
+                self._walk([arg], styles, link)
         else:
             self._emit(_known_macro_text(node), styles, link)
             if node.macro_post_space and not args:
@@ -411,18 +417,17 @@ class _MathText:
         if name in ("frac", "dfrac", "tfrac", "cfrac") and len(args) == 2:
             return _operand(self.arg(args[0])) + "/" + _operand(self.arg(args[1]))
         if name == "sqrt":
-            index = self.arg(args[0]) if args and args[0] is not None else ""
+            index = self.arg(args[0]) if len(args) > 1 else ""
             root = (script(index, superscript=True) if index else "") + "√"
-            return root + _operand(self.arg(args[-1]))
+            return root + _operand(self.arg(_last(args)))
         if name in ("mathcal", "mathscr", "mathbb", "mathfrak"):
-            return math_alphabet(name, self.arg(args[-1]))
+            return math_alphabet(name, self.arg(_last(args)))
         if name in ACCENTS:
             mark = ACCENTS[name]
-            body = self.arg(args[-1]) if args else ""
+            body = self.arg(_last(args))
             return "".join(ch + mark if not ch.isspace() else ch for ch in body)
         if name in _STYLE_WITH_ARGUMENT or name == "operatorname":
-            body = args[-1] if args else None
-            return self.converter.plain_of([body]) if body is not None else ""
+            return self.converter.plain_of([_last(args)])
         if name in _INVISIBLE_IN_MATH:
             return ""
         if name in ("iclrurl", "iclrhref", "iclrcode"):
@@ -470,6 +475,10 @@ def _known_macro_text(node) -> str:
 def _args(node) -> list:
     parsed = getattr(node, "nodeargd", None)
     return list(parsed.argnlist) if parsed is not None and parsed.argnlist else []
+
+
+def _last(args: list):
+    return args[-1] if args else None
 
 
 def _chars(node) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 _SUPERSCRIPTS = dict(
@@ -61,3 +62,16 @@ def _styled_letter(style: str, ch: str) -> str:
         except KeyError:
             continue
     return ch
+
+
+_SCRIPT_TO_ASCII: dict[int, str] = {}
+for _table in (_SUBSCRIPTS, _SUPERSCRIPTS):
+    for _plain, _script in _table.items():
+        if _plain != _script:
+            _SCRIPT_TO_ASCII.setdefault(ord(_script), _plain)
+_SCRIPT_RUN = re.compile("[" + re.escape("".join(chr(c) for c in _SCRIPT_TO_ASCII)) + "]+")
+
+
+def searchable(text: str) -> str:
+    """Scripts back to plain letters, set apart: `λₘᵢₙ` is indexed as `λ min`, so `min` finds it."""
+    return _SCRIPT_RUN.sub(lambda m: " " + m.group().translate(_SCRIPT_TO_ASCII) + " ", text)

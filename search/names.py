@@ -51,7 +51,8 @@ def detect_name(rendered: Rendered) -> str | None:
         if key in scores:
             scores[key] += 3
     for key in _introduced(text, occurrences):
-        scores[key] += 4
+        if key in scores:
+            scores[key] += 4
     first_seen = {}
     for token, start in occurrences:
         first_seen.setdefault(_key(token), start)

@@ -22,6 +22,8 @@ MAX_PREFIX_EXPANSIONS = 64
 """A short prefix like `ge*` expands to thousands of terms; only the most frequent are searched."""
 _OPERATORS = {"AND", "OR", "NOT", "ANDNOT", "ANDMAYBE"}
 _WORD = re.compile(r"[^\W_][\w'-]*")
+# Words that are not field names, fuzzy terms or prefixes: the ones spelling correction may touch.
+_PLAIN_WORD = re.compile(r"(?<![\w:*~])[^\W\d_]+(?![\w:*~])")
 
 
 class QueryRunner:
@@ -49,13 +51,14 @@ class QueryRunner:
         with self._lock:
             query, notice = self._parse(text)
             hits, total, terms = self._execute(query, limit)
-            corrected = None
-            if total == 0:
-                corrected = self._correct(text)
-                if corrected:
-                    query, notice = self._parse(corrected)
-                    hits, total, terms = self._execute(query, limit)
-        return SearchResult(text, hits, total, corrected if total else None, notice, terms)
+            # A word the index has never seen is most likely a typo, even when other words matched.
+            corrected = self._correct(text) if total == 0 or self._has_unknown_word(text) else None
+            if corrected:
+                query, corrected_notice = self._parse(corrected)
+                corrected_hits, corrected_total, corrected_terms = self._execute(query, limit)
+                if corrected_total:
+                    return SearchResult(text, corrected_hits, corrected_total, corrected, corrected_notice, corrected_terms)
+        return SearchResult(text, hits, total, None, notice, terms)
 
     def stemmed_terms(self, text: str) -> tuple[str, ...]:
         return tuple(dict.fromkeys(token.text for token in ANALYZER(text)))
@@ -113,6 +116,10 @@ class QueryRunner:
         if not self._searcher.up_to_date():
             self._searcher = self._searcher.refresh()
 
+    def _has_unknown_word(self, text: str) -> bool:
+        reader = self._searcher.reader()
+        return any(_correctable(word) and not _known(reader, word) for word in _plain_words(text))
+
     def _correct(self, text: str) -> str | None:
         """Replace words the index has never seen with their closest spelling, if any."""
         reader = self._searcher.reader()
@@ -121,7 +128,7 @@ class QueryRunner:
         def fix(match: re.Match[str]) -> str:
             nonlocal changed
             word = match.group()
-            if word.upper() in _OPERATORS or len(word) < 3 or _known(reader, word):
+            if not _correctable(word) or _known(reader, word):
                 return word
             # One edit for short words: `textbf` must not turn into `text`, `wasserstien` may be fixed.
             maxdist = 2 if len(word) >= 8 else 1
@@ -131,8 +138,16 @@ class QueryRunner:
             changed = True
             return suggestions[0]
 
-        corrected = _WORD.sub(fix, text)
+        corrected = _PLAIN_WORD.sub(fix, text)
         return corrected if changed else None
+
+
+def _plain_words(text: str) -> list[str]:
+    return _PLAIN_WORD.findall(text)
+
+
+def _correctable(word: str) -> bool:
+    return len(word) >= 3 and word.upper() not in _OPERATORS and word.isalpha()
 
 
 def _either(queries: list[wq.Query]) -> wq.Query:

@@ -1,0 +1,130 @@
+"""The command line as a script would use it: JSON shapes, plain output and one-line errors with exit 2."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tui.cli import main
+
+
+def run(capsys, *argv, stdin=None, monkeypatch=None):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out.startswith("iclr-reader 0.")
+
+
+def test_list_json_shape(capsys):
+    code, out, _ = run(capsys, "list", "--json")
+    papers = json.loads(out)["papers"]
+    assert code == 0 and len(papers) == 38
+    assert set(papers[0]) == {"id", "name", "headline", "title", "authors", "venue", "abstract", "links"}
+    bitstack = next(p for p in papers if p["name"] == "BitStack")
+    assert "\\textbf{BitStack}" in bitstack["abstract"]  # the source text
+    assert bitstack["venue"] == "ICLR 2025" and bitstack["links"][0]["url"].startswith("https://")
+
+
+def test_search_json_shape_and_correction(capsys):
+    code, out, _ = run(capsys, "search", "wasserstien", "--json")
+    result = json.loads(out)
+    assert code == 0
+    assert (result["query"], result["corrected"], result["total"]) == ("wasserstien", "wasserstein", 1)
+    hit = result["hits"][0]
+    assert set(hit) == {"id", "name", "headline", "score", "links", "terms"}
+    assert hit["name"] == "PAWL" and hit["score"] > 0 and "wasserstein" in hit["terms"]
+
+
+def test_search_limit_and_plain_output(capsys):
+    code, out, _ = run(capsys, "search", "language models", "--limit", "3")
+    lines = out.splitlines()
+    assert code == 0 and lines[0].endswith("(showing 3)") and len(lines) == 4
+
+
+def test_show_plain_has_metadata_rendered_abstract_and_numbered_links(capsys):
+    _, out, _ = run(capsys, "search", "BitStack", "--json")
+    paper_id = json.loads(out)["hits"][0]["id"]
+    code, out, _ = run(capsys, "show", paper_id, "--plain")
+    assert code == 0
+    assert "Name: BitStack" in out and "Venue: ICLR 2025" in out
+    assert "capability to availability" in out and "\\textit" not in out and "$" not in out
+    assert "Code is available at https://github.com/xinghaow99/BitStack[1]." in out
+    assert "[1] https://github.com/xinghaow99/BitStack\n" in out
+    assert "[2] Google Scholar search  https://scholar.google.com/scholar?q=BitStack+" in out
+
+
+def test_render_json_and_plain(capsys, monkeypatch):
+    import io
+
+    source = r"We propose \textbf{FooNet} with $x^2$, see https://e.org/a."
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(source.encode())))
+    code, out, _ = run(capsys, "render", "--json")
+    rendered = json.loads(out)
+    assert code == 0 and rendered["text"] == "We propose FooNet with x², see https://e.org/a."
+    assert {"start": 11, "end": 17, "style": "bold"} in rendered["spans"]
+    assert rendered["links"] == [{"label": "https://e.org/a", "url": "https://e.org/a"}]
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(source.encode())))
+    code, out, _ = run(capsys, "render", "--plain")
+    assert out == "We propose FooNet with x², see https://e.org/a.\n"
+
+
+def test_index_command_builds_then_reuses(capsys):
+    code, out, _ = run(capsys, "index")
+    assert code == 0 and "38 papers, index built" in out
+    code, out, _ = run(capsys, "index")
+    assert "index up to date" in out
+    code, out, _ = run(capsys, "index", "--rebuild")
+    assert "index built" in out
+
+
+@pytest.mark.parametrize(
+    "setup, argv, message",
+    [
+        (None, ["--corpus", "{tmp}/missing.json", "list"], "missing.json: no such file"),
+        ("dir", ["--corpus", "{tmp}/adir", "list"], "is a directory"),
+        ("empty", ["--corpus", "{tmp}/empty.txt", "list"], "empty file"),
+        ("latin1", ["--corpus", "{tmp}/latin1.txt", "list"], "not UTF-8"),
+        ("badjson", ["--corpus", "{tmp}/bad.json", "list"], "malformed JSON"),
+        (None, ["show", "no-such-id"], "no paper with id 'no-such-id'"),
+        (None, ["search", "x", "--limit", "0"], "--limit must be at least 1"),
+    ],
+)
+def test_errors_are_one_line_with_exit_code_2(capsys, tmp_path, setup, argv, message):
+    (tmp_path / "adir").mkdir()
+    (tmp_path / "empty.txt").write_text("")
+    (tmp_path / "latin1.txt").write_bytes("caf\xe9".encode("latin-1"))
+    (tmp_path / "bad.json").write_text('[{"abstract": ')
+    code, out, err = run(capsys, *[a.format(tmp=tmp_path) for a in argv])
+    assert code == 2
+    assert message in err and err.count("\n") == 1 and err.startswith("iclr-reader: error: ")
+    assert "Traceback" not in err
+
+
+def test_unreadable_corpus_file(capsys, tmp_path):
+    import os
+
+    path = tmp_path / "secret.txt"
+    path.write_text("Abstract.")
+    path.chmod(0)
+    if os.geteuid() == 0:
+        pytest.skip("root can read any file; permission errors cannot be produced here")
+    code, _, err = run(capsys, "--corpus", str(path), "list")
+    assert code == 2 and "permission denied" in err
+
+
+def test_every_command_has_help():
+    for command in ([], ["list"], ["search"], ["show"], ["render"], ["index"]):
+        result = subprocess.run([sys.executable, "-m", "tui", *command, "--help"], capture_output=True, text=True)
+        assert result.returncode == 0 and "usage: iclr-reader" in result.stdout
+
+
+def test_installed_command_runs_without_traceback_on_bad_input(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "tui", "--corpus", str(tmp_path / "nope.txt"), "search", "x"], capture_output=True, text=True)
+    assert result.returncode == 2 and "Traceback" not in result.stderr and result.stderr.count("\n") == 1
