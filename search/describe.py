@@ -10,6 +10,7 @@ from search.links import safe_link
 from search.markup import convert
 from search.models import Link, Paper, Rendered
 from search.names import detect_name
+from search.sanitize import sanitize
 
 HEADLINE_CHARS = 110
 _SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bal)(?<!\bvs)[.!?](?=\s|$)")
@@ -25,11 +26,20 @@ class Description:
     headline: str
     links: tuple[Link, ...]
 
+    @property
+    def has_code(self) -> bool:
+        return any(link.kind == "code" for link in self.links)
+
 
 def describe(paper: Paper) -> Description:
     rendered = convert(paper.abstract)
     name = detect_name(rendered)
     return Description(paper, rendered, name, headline(paper, rendered.text, name), paper_links(paper, rendered, name))
+
+
+def quick_headline(paper: Paper) -> str:
+    """A headline without markup conversion, for the moments before the index has stored the real one."""
+    return paper.title or cut(" ".join(sanitize(paper.abstract).split()), HEADLINE_CHARS)
 
 
 def headline(paper: Paper, plain: str, name: str | None) -> str:

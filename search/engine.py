@@ -11,9 +11,18 @@ from typing import Sequence
 from search import index as index_module
 from search import paths
 from search.corpus import Corpus, load_corpus
-from search.describe import Description, describe
+from search.describe import Description, describe, quick_headline
 from search.models import Paper, SearchResult
 from search.query import QueryRunner
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """What the result list shows for a paper."""
+
+    name: str | None
+    headline: str
+    has_code: bool
 
 
 class UnknownPaper(KeyError):
@@ -42,7 +51,7 @@ class SearchEngine:
         self._cache_dir = cache_dir
         self._runner: QueryRunner | None = None
         self._lock = threading.Lock()
-        self._stored_headlines: dict[str, tuple[str | None, str]] = {}
+        self._stored_rows: dict[str, Row] = {}
         self.describe = lru_cache(maxsize=None)(self._describe)
 
     @classmethod
@@ -60,13 +69,21 @@ class SearchEngine:
     def _describe(self, paper_id: str) -> Description:
         return describe(self.paper(paper_id))
 
-    def headline(self, paper_id: str) -> tuple[str | None, str]:
-        """(name, headline) for the result list, from the index when it has them (no conversion)."""
-        stored = self._stored_headlines.get(paper_id)
+    def row(self, paper_id: str) -> Row:
+        """The result-list row, from the index when it has it: no markup conversion needed."""
+        stored = self._stored_rows.get(paper_id)
         if stored is not None:
             return stored
         description = self.describe(paper_id)
-        return description.name, description.headline
+        return Row(description.name, description.headline, description.has_code)
+
+    def quick_row(self, paper_id: str) -> Row:
+        """A row that never converts markup: the stored one, or the title or raw first words."""
+        stored = self._stored_rows.get(paper_id)
+        if stored is not None:
+            return stored
+        paper = self.paper(paper_id)
+        return Row(None, quick_headline(paper), bool(paper.github))
 
     # -- index --------------------------------------------------------------------------------
 
@@ -90,26 +107,27 @@ class SearchEngine:
                     ix = index_module.build_in_memory(descriptions, on_progress, cancel)
                     reason = error.strerror or str(error)
                     status = IndexStatus(True, None, f"index kept in memory: cannot write {root} ({reason})")
-            self._load_headlines(ix)
+            self._load_rows(ix)
             if self._runner is not None:
                 self._runner.close()
             self._runner = QueryRunner(ix)
             return status
 
-    def _load_headlines(self, ix) -> None:
+    def _load_rows(self, ix) -> None:
         with ix.searcher() as searcher:
-            self._stored_headlines = {
-                fields["id"]: (fields.get("name") or None, fields.get("headline", ""))
+            self._stored_rows = {
+                fields["id"]: Row(fields.get("name") or None, fields.get("headline", ""), bool(fields.get("has_code")))
                 for fields in searcher.all_stored_fields()
             }
 
     # -- queries ------------------------------------------------------------------------------
 
-    def search(self, text: str, limit: int = 50) -> SearchResult:
+    def search(self, text: str, limit: int = 50, partial: bool = False) -> SearchResult:
+        """Ranked hits for a query; `partial` treats an unfinished last word as a prefix too."""
         if self._runner is None:
             self.ensure_index()
         assert self._runner is not None
-        return self._runner.run(text, limit)
+        return self._runner.run(text, limit, partial)
 
     def close(self) -> None:
         if self._runner is not None:

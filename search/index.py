@@ -126,6 +126,7 @@ def _fill(ix, descriptions: Sequence[Description], on_progress: Progress | None,
                 keywords=" ; ".join(paper.keywords),
                 venue=paper.venue or "",
                 headline=description.headline,
+                has_code=description.has_code,
             )
             if on_progress is not None and (done % 200 == 0 or done == total):
                 on_progress(done, total)

@@ -44,15 +44,21 @@ class QueryRunner:
         with self._lock:
             self._searcher.close()
 
-    def run(self, text: str, limit: int = 50) -> SearchResult:
+    def run(self, text: str, limit: int = 50, partial: bool = False) -> SearchResult:
+        """Run a query. With `partial`, the last word is still being typed and also matches as a prefix."""
+        as_typed = text
         text = " ".join(text.split())
         if not _WORD.search(text):
             return SearchResult(text, (), 0)
+        typing = _word_being_typed(as_typed) if partial else None
         with self._lock:
-            query, notice = self._parse(text)
+            query, notice = self._parse(text if typing is None else f"{text[: -len(typing)]}({typing} OR {typing}*)")
             hits, total, terms = self._execute(query, limit)
             # A word the index has never seen is most likely a typo, even when other words matched.
-            corrected = self._correct(text) if total == 0 or self._has_unknown_word(text) else None
+            settled = text if typing is None else text[: -len(typing)]
+            corrected = self._correct(settled) if total == 0 or self._has_unknown_word(settled) else None
+            if corrected and typing is not None:
+                corrected += typing
             if corrected:
                 query, corrected_notice = self._parse(corrected)
                 corrected_hits, corrected_total, corrected_terms = self._execute(query, limit)
@@ -140,6 +146,14 @@ class QueryRunner:
 
         corrected = _PLAIN_WORD.sub(fix, text)
         return corrected if changed else None
+
+
+def _word_being_typed(text: str) -> str | None:
+    """The plain word at the end of text, when the user has not yet typed a space after it."""
+    match = re.search(r"(?:^|[\s(])([^\W\d_]{2,})$", text)
+    if not match or text.count('"') % 2 or match.group(1).upper() in _OPERATORS:
+        return None
+    return match.group(1)
 
 
 def _plain_words(text: str) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from whoosh.analysis import StandardAnalyzer, StemmingAnalyzer
 from whoosh.fields import ID, STORED, TEXT, Schema
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 ANALYZER = StemmingAnalyzer()
 """Shared by indexing, querying and highlighting so all three agree on what a term is."""
@@ -22,4 +22,5 @@ def build_schema() -> Schema:
         keywords=TEXT(analyzer=ANALYZER, field_boost=1.5),
         venue=TEXT(analyzer=StandardAnalyzer(stoplist=None)),
         headline=STORED(),
+        has_code=STORED(),
     )

@@ -144,8 +144,7 @@ def _list(engine: SearchEngine, as_json: bool) -> int:
         _print_json({"papers": papers})
         return 0
     for paper in engine.papers:
-        name, headline = engine.headline(paper.id)
-        print(f"{paper.id}  {headline}")
+        print(f"{paper.id}  {engine.row(paper.id).headline}")
     return 0
 
 
@@ -169,8 +168,7 @@ def _search(engine: SearchEngine, query: str, limit: int, as_json: bool) -> int:
         print(f"no matches for {result.query!r}; showing results for {result.corrected!r}", file=sys.stderr)
     print(f"{result.total} matches" + (f" (showing {len(result.hits)})" if result.total > len(result.hits) else ""))
     for hit in result.hits:
-        name, headline = engine.headline(hit.paper_id)
-        print(f"{hit.paper_id}  {hit.score:6.2f}  {headline}")
+        print(f"{hit.paper_id}  {hit.score:6.2f}  {engine.row(hit.paper_id).headline}")
     return 0
 
 

@@ -92,10 +92,12 @@ def links_text(links: tuple[Link, ...]) -> Text:
 def paper_text(description: Description, terms: Iterable[str] = ()) -> Text:
     """Everything the reader and `iclr-reader show` display for one paper."""
     out = Text()
-    out.append(Text(description.paper.title or description.headline, style="bold"))
-    out.append("\n")
+    heading = description.paper.title or description.name
+    if heading:
+        out.append(Text(heading, style="bold"))
+        out.append("\n")
     for label, value in metadata_lines(description):
-        if label == "Title":
+        if label == "Title" or label == "Name" and heading == description.name:
             continue
         out.append(f"{label}: ", style="dim")
         out.append(Text(value, style=NAME_STYLE if label == "Name" else ""))

@@ -1,0 +1,36 @@
+"""App fixtures: a ReaderApp over the bundled corpus (index built once per session) and a helper to settle it."""
+
+from __future__ import annotations
+
+import pytest
+
+from search.corpus import load_corpus
+from search.engine import SearchEngine
+from tui.app import ReaderApp
+
+
+async def settle(pilot, app) -> None:
+    """Wait until workers (index, search) have finished and their messages are handled."""
+    for _ in range(3):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+@pytest.fixture
+def make_app(seed_engine):
+    def factory(query=None, engine=None):
+        return ReaderApp(engine or seed_engine, query=query)
+
+    return factory
+
+
+@pytest.fixture
+def engine_for(tmp_path):
+    """An engine over a small corpus written from the given abstracts."""
+
+    def factory(*abstracts):
+        path = tmp_path / "corpus.txt"
+        path.write_text("TEST 2024 list\n\n" + "\n\n".join(abstracts) + "\n", encoding="utf-8")
+        return SearchEngine(load_corpus([path]), cache_dir=tmp_path / "cache")
+
+    return factory

@@ -1,0 +1,26 @@
+"""Every key binding, described once: the help screen and the README key table are built from this."""
+
+from __future__ import annotations
+
+KEYS: list[tuple[str, str, str]] = [
+    ("Anywhere", "/  ctrl+f", "Focus the search box"),
+    ("Anywhere", "?  f1", "Show this help"),
+    ("Anywhere", "ctrl+p", "Command palette (search, open, theme, help, quit, ...)"),
+    ("Anywhere", "tab  shift+tab", "Next / previous pane"),
+    ("Anywhere", "q", "Quit (not while typing in the search box)"),
+    ("Anywhere", "ctrl+q", "Quit"),
+    ("Search box", "enter  down", "Go to the results"),
+    ("Search box", "up  down", "Recall earlier queries of this session (after typing)"),
+    ("Search box", "esc", "Clear the query"),
+    ("Results", "j  k  up  down", "Move the selection"),
+    ("Results", "g  G  home  end", "First / last result"),
+    ("Results", "pageup  pagedown", "Move a page"),
+    ("Results", "enter  l", "Open the paper in the reader"),
+    ("Results", "esc", "Back to the search box"),
+    ("Reader", "j  k  up  down", "Scroll"),
+    ("Reader", "space  shift+space", "Page down / up"),
+    ("Reader", "pageup  pagedown", "Page up / down"),
+    ("Reader", "g  G  home  end", "Top / bottom"),
+    ("Reader", "esc  h", "Back to the results"),
+    ("Mouse", "click  wheel", "Select a result, scroll any pane"),
+]
