@@ -55,9 +55,10 @@ class QueryRunner:
             query, notice = self._parse(text if typing is None else f"{text[: -len(typing)]}({typing} OR {typing}*)")
             hits, total, terms = self._execute(query, limit)
             # A word the index has never seen is most likely a typo, even when other words matched.
-            settled = text if typing is None else text[: -len(typing)]
+            # Correct the word being typed only once nothing at all matches it.
+            settled = text if typing is None or total == 0 else text[: -len(typing)]
             corrected = self._correct(settled) if total == 0 or self._has_unknown_word(settled) else None
-            if corrected and typing is not None:
+            if corrected and typing is not None and settled != text:
                 corrected += typing
             if corrected:
                 query, corrected_notice = self._parse(corrected)

@@ -1,0 +1,72 @@
+"""End to end: the installed command in a real pseudo-terminal, read back from the screen."""
+
+import pytest
+
+from tests.e2e.terminal import DOWN, ENTER, ESC, Terminal
+
+pytestmark = pytest.mark.e2e
+
+
+def type_slowly(term, text):
+    for ch in text:
+        term.send(ch)
+        term.settle(quiet=0.05, timeout=1)
+
+
+def test_search_open_and_read_rendered_abstract(tmp_path):
+    term = Terminal([], tmp_path)
+    try:
+        term.wait_for("38 papers")
+        type_slowly(term, "kv cache")
+        screen = term.wait_for("2 matches for “kv cache”")
+        result_rows = [line for line in screen.splitlines() if "ICLR 2025" in line and "│" in line]
+        assert "SCBench" in result_rows[0]
+
+        term.send(ESC)  # clears the query
+        term.wait_for("38 papers")
+        type_slowly(term, "bitstack")
+        term.wait_for("1 match for “bitstack”")
+        term.send(ENTER)
+        term.settle()
+        term.send(ENTER)
+        screen = term.settle()
+        assert "BitStack" in screen and "capability" in screen
+        assert "\\textbf" not in screen and "\\textit" not in screen and "$" not in screen
+
+        term.send("q")
+        assert term.close() == 0
+        assert b"Traceback" not in term.raw
+    finally:
+        term.close(timeout=1)
+
+
+def test_narrow_terminal_opens_the_reader_full_screen(tmp_path):
+    term = Terminal([], tmp_path, columns=80, rows=24)
+    try:
+        term.wait_for("38 papers")
+        term.send(DOWN)
+        term.settle()
+        term.send(ENTER)
+        term.wait_for("Venue: ICLR 2025")
+        screen = term.settle()
+        assert "Branch-and-bound methods are pivotal" in screen
+        assert "PORTLLM" not in screen  # the list is hidden while reading
+        term.send(ESC)
+        screen = term.wait_for("PORTLLM")
+        term.send("q")
+        assert term.close() == 0
+    finally:
+        term.close(timeout=1)
+
+
+def test_query_option_and_terminal_restored_on_exit(tmp_path):
+    term = Terminal(["--query", "wasserstien"], tmp_path)
+    try:
+        screen = term.wait_for("Did you mean “wasserstein”")
+        assert "PAWL" in screen
+        term.send("\x11")  # ctrl+q
+        assert term.close() == 0
+        # Textual leaves the alternate screen and shows the cursor again.
+        assert b"\x1b[?1049l" in term.raw and b"\x1b[?25h" in term.raw
+    finally:
+        term.close(timeout=1)
