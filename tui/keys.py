@@ -9,8 +9,8 @@ KEYS: list[tuple[str, str, str]] = [
     ("Anywhere", "tab  shift+tab", "Next / previous pane"),
     ("Anywhere", "q", "Quit (not while typing in the search box)"),
     ("Anywhere", "ctrl+q", "Quit"),
-    ("Search box", "enter  down", "Go to the results"),
-    ("Search box", "up  down", "Recall earlier queries of this session (after typing)"),
+    ("Search box", "enter", "Go to the results"),
+    ("Search box", "up  down", "Recall earlier queries of this session; down past the newest goes to the results"),
     ("Search box", "esc", "Clear the query"),
     ("Results", "j  k  up  down", "Move the selection"),
     ("Results", "g  G  home  end", "First / last result"),
@@ -24,3 +24,11 @@ KEYS: list[tuple[str, str, str]] = [
     ("Reader", "esc  h", "Back to the results"),
     ("Mouse", "click  wheel", "Select a result, scroll any pane"),
 ]
+
+
+def markdown_table() -> str:
+    """The key table as Markdown, for README.md (a test keeps the two identical)."""
+    lines = ["| where | keys | action |", "|---|---|---|"]
+    for where, keys, action in KEYS:
+        lines.append(f"| {where} | {' '.join(f'`{key}`' for key in keys.split())} | {action} |")
+    return "\n".join(lines)

@@ -91,3 +91,15 @@ def test_hits_carry_scores_and_matched_terms(seed_engine):
 def test_short_prefixes_stay_bounded(seed_engine):
     result = seed_engine.search("a*")
     assert result.total > 0
+
+
+def test_the_word_being_typed_matches_as_a_prefix(seed_engine):
+    assert names(seed_engine, "bitst") == []
+    partial = seed_engine.search("bitst", partial=True)
+    assert [seed_engine.describe(h.paper_id).name for h in partial.hits] == ["BitStack"]
+    assert seed_engine.search("kv cache ", partial=True).terms == seed_engine.search("kv cache").terms
+
+
+def test_a_typo_in_the_word_being_typed_is_corrected_once_nothing_matches(seed_engine):
+    result = seed_engine.search("wasserstien", partial=True)
+    assert result.corrected == "wasserstein"
