@@ -63,7 +63,8 @@ def load_corpus(paths: Sequence[str | Path] | None = None) -> Corpus:
                 continue
             seen.add(paper.id)
             papers.append(_with_position(paper, len(papers)))
-    name = ", ".join(venues) if venues else ", ".join(p.stem for p in files)
+    names = venues or [p.stem for p in files]
+    name = ", ".join(names) if len(names) <= 3 else f"{names[0]}, {names[1]} and {len(names) - 2} more"
     return Corpus(name, tuple(papers), tuple(str(p) for p in files), skipped, duplicates)
 
 

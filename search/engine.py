@@ -99,7 +99,7 @@ class SearchEngine:
             ix = None if rebuild else index_module.open_existing(location)
             status = IndexStatus(False, location.path)
             if ix is None:
-                descriptions = [self.describe(paper.id) for paper in self.papers]
+                descriptions = index_module.Descriptions(self.papers, self.describe)
                 try:
                     ix = index_module.build(location, descriptions, on_progress, cancel)
                     status = IndexStatus(True, location.path)

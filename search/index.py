@@ -25,6 +25,20 @@ Progress = Callable[[int, int], None]
 """Called as on_progress(done, total) while building."""
 
 
+class Descriptions(Sequence[Description]):
+    """Papers described on demand, so markup conversion is part of the build's reported progress."""
+
+    def __init__(self, papers: Sequence[Paper], describe: Callable[[str], Description]) -> None:
+        self._papers = papers
+        self._describe = describe
+
+    def __len__(self) -> int:
+        return len(self._papers)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        return self._describe(self._papers[index].id)
+
+
 class IndexCancelled(Exception):
     """The build was cancelled through its cancel event; nothing was swapped in."""
 
@@ -68,7 +82,7 @@ def open_existing(location: IndexLocation):
 
 def build(
     location: IndexLocation,
-    descriptions: Sequence[Description],
+    descriptions: "Descriptions",
     on_progress: Progress | None = None,
     cancel: threading.Event | None = None,
 ):
@@ -102,14 +116,14 @@ def _swap_in(temporary: Path, location: IndexLocation) -> None:
     shutil.rmtree(damaged, ignore_errors=True)
 
 
-def build_in_memory(descriptions: Sequence[Description], on_progress: Progress | None = None, cancel=None):
+def build_in_memory(descriptions: "Descriptions", on_progress: Progress | None = None, cancel=None):
     """An index that lives only in RAM: used when the cache dir cannot be written."""
     ix = RamStorage().create_index(build_schema())
     _fill(ix, descriptions, on_progress, cancel)
     return ix
 
 
-def _fill(ix, descriptions: Sequence[Description], on_progress: Progress | None, cancel) -> None:
+def _fill(ix, descriptions: "Descriptions", on_progress: Progress | None, cancel) -> None:
     writer = ix.writer(limitmb=256)
     total = len(descriptions)
     try:
@@ -128,7 +142,7 @@ def _fill(ix, descriptions: Sequence[Description], on_progress: Progress | None,
                 headline=description.headline,
                 has_code=description.has_code,
             )
-            if on_progress is not None and (done % 200 == 0 or done == total):
+            if on_progress is not None and (done % 100 == 0 or done == total):
                 on_progress(done, total)
         writer.commit()
     except BaseException:

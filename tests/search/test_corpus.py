@@ -108,3 +108,9 @@ def test_missing_file_and_directory(tmp_path):
         load_corpus([tmp_path / "missing.json"])
     with pytest.raises(CorpusError, match="is a directory"):
         load_corpus([tmp_path])
+
+
+def test_corpus_name_lists_a_few_venues_and_counts_the_rest(tmp_path):
+    paths = [write(tmp_path, f"iclr{2017 + i}.json", json.dumps([{"abstract": f"Abstract {i}."}])) for i in range(5)]
+    assert load_corpus(paths[:3]).name == "ICLR 2017, ICLR 2018, ICLR 2019"
+    assert load_corpus(paths).name == "ICLR 2017, ICLR 2018 and 3 more"
