@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from urllib.parse import quote_plus
 
 from search.links import safe_link
 from search.markup import convert
-from search.models import Link, Paper, Rendered
+from search.models import Bookmark, Link, Paper, Rendered
 from search.names import detect_name
 from search.sanitize import sanitize
 
@@ -82,6 +83,23 @@ def paper_links(paper: Paper, rendered: Rendered, name: str | None) -> tuple[Lin
             seen.add(link.url)
             links.append(link)
     return tuple(links)
+
+
+def bookmark_of(description: Description) -> Bookmark:
+    """What the user store keeps of a paper when it is bookmarked."""
+    paper = description.paper
+    return Bookmark(
+        paper_id=paper.id,
+        headline=description.headline,
+        venue=paper.venue,
+        name=description.name,
+        title=paper.title,
+        authors=paper.authors,
+        year=paper.year,
+        links=description.links,
+        abstract=description.rendered.text,
+        abstract_hash=hashlib.sha256(paper.abstract.encode("utf-8", "surrogatepass")).hexdigest()[:16],
+    )
 
 
 def primary_link(links: tuple[Link, ...]) -> Link:

@@ -79,3 +79,23 @@ class SearchResult:
     """A gentle hint, e.g. when the query's syntax was malformed and was read as plain words."""
     terms: tuple[str, ...] = field(default=())
     """Stemmed query terms, for highlighting."""
+
+
+@dataclass(frozen=True, slots=True)
+class Bookmark:
+    """A saved paper: enough of it to show and export it even when its corpus is not loaded."""
+
+    paper_id: str
+    headline: str
+    venue: str | None = None
+    name: str | None = None
+    title: str | None = None
+    authors: tuple[str, ...] = ()
+    year: int | None = None
+    links: tuple[Link, ...] = ()
+    abstract: str = ""
+    """The abstract's plain text (markup converted)."""
+    abstract_hash: str | None = None
+    note: str = ""
+    tags: tuple[str, ...] = ()
+    created_at: float | None = None

@@ -9,8 +9,10 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from search.engine import SearchEngine
+from search.store import StoreError, UserStore
 from tui.screens.help import HelpScreen
 from tui.screens.main import MainScreen
+from tui.screens.paper_actions import PaperActions
 
 
 class ReaderApp(App[int]):
@@ -22,13 +24,22 @@ class ReaderApp(App[int]):
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
     ]
 
-    def __init__(self, engine: SearchEngine, query: str | None = None) -> None:
+    def __init__(
+        self, engine: SearchEngine, store: UserStore | None = None, query: str | None = None, store_problem: str | None = None
+    ) -> None:
         super().__init__()
         self.engine = engine
+        self.store = store
+        self.store_problem = store_problem
+        """Why bookmarks are unavailable (store is None), shown when the user tries to use them."""
         self.initial_query = query
 
     def on_mount(self) -> None:
         self.push_screen(MainScreen(self.engine, self.initial_query))
+        if self.store_problem:
+            self.notify(self.store_problem, title="Bookmarks unavailable", severity="error", timeout=10, markup=False)
+        elif self.store is not None and self.store.notice:
+            self.notify(self.store.notice, title="Bookmarks", severity="warning", timeout=15, markup=False)
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
@@ -41,11 +52,26 @@ class ReaderApp(App[int]):
             yield SystemCommand("Open paper", "Open the selected paper in the reader (enter)", screen.action_open_paper)
             yield SystemCommand("Results", "Go to the result list", screen.action_focus_results)
             yield SystemCommand("Clear search", "Show every paper in corpus order", screen.action_clear_search)
+            yield SystemCommand("Bookmarks", "Show bookmarks (B)", screen.action_show_bookmarks)
+        if isinstance(screen, PaperActions):
+            yield SystemCommand("Toggle bookmark", "Bookmark or unbookmark the selected paper (b)", screen.action_toggle_bookmark)
+            yield SystemCommand("Edit note", "Edit the selected paper's note (n)", screen.action_edit_note)
+            yield SystemCommand("Edit tags", "Edit the selected paper's tags (t)", screen.action_edit_tags)
+            yield SystemCommand("Copy link", "Copy the selected paper's main link (y)", screen.action_copy_link)
+            yield SystemCommand("Open link", "Open the selected paper's main link in a browser (o)", screen.action_open_link)
+            yield SystemCommand("Copy abstract", "Copy the abstract as plain text", screen.action_copy_abstract)
+            yield SystemCommand("Copy BibTeX entry", "Copy a BibTeX entry for the paper", screen.action_copy_bibtex)
+            yield SystemCommand("Copy Markdown citation", "Copy [headline](url)", screen.action_copy_markdown)
         yield SystemCommand("Help", "Show every key binding (?)", self.action_help)
 
 
 def run_app(engine: SearchEngine, query: str | None = None) -> int:
     """Run the app until the user quits; the terminal is restored even after an error."""
-    app = ReaderApp(engine, query)
+    store, problem = None, None
+    try:
+        store = UserStore()
+    except StoreError as error:
+        problem = f"{error}. Browsing and search still work."
+    app = ReaderApp(engine, store=store, query=query, store_problem=problem)
     app.run()
     return app.return_code or 0

@@ -6,6 +6,7 @@ import pytest
 
 from search.corpus import load_corpus
 from search.engine import SearchEngine
+from search.store import UserStore
 from tui.app import ReaderApp
 
 
@@ -19,7 +20,7 @@ async def settle(pilot, app) -> None:
 @pytest.fixture
 def make_app(seed_engine):
     def factory(query=None, engine=None):
-        return ReaderApp(engine or seed_engine, query=query)
+        return ReaderApp(engine or seed_engine, store=UserStore(), query=query)
 
     return factory
 

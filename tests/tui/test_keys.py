@@ -4,6 +4,8 @@ from pathlib import Path
 
 from tui.app import ReaderApp
 from tui.keys import KEYS, markdown_table
+from tui.screens.bookmarks import BookmarksScreen
+from tui.screens.dialogs import LinkPicker, NoteDialog, TagsDialog
 from tui.screens.help import HelpScreen
 from tui.screens.main import MainScreen
 from tui.widgets.reader import ReaderPane
@@ -20,7 +22,8 @@ def documented_keys() -> set[str]:
 
 def test_every_binding_is_in_the_key_table():
     documented = documented_keys()
-    for owner in (ReaderApp, MainScreen, ResultsList, ReaderPane, SearchBox, HelpScreen):
+    owners = (ReaderApp, MainScreen, ResultsList, ReaderPane, SearchBox, HelpScreen, BookmarksScreen, NoteDialog, TagsDialog, LinkPicker)
+    for owner in owners:
         for binding in owner.BINDINGS:
             for key in binding.key.split(","):
                 assert ALIASES.get(key, key) in documented, f"{owner.__name__}: {key} is not in tui/keys.py"

@@ -12,9 +12,13 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, ProgressBar, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from search.describe import bookmark_of
 from search.engine import SearchEngine
-from search.models import SearchResult
+from search.models import Bookmark, SearchResult
+from search.store import StoreError
 from tui.messages import IndexFailed, IndexProgress, IndexReady, SearchFinished
+from tui.screens.bookmarks import BookmarksScreen
+from tui.screens.paper_actions import PAPER_BINDINGS, PaperActions
 from tui.widgets.reader import ReaderPane
 from tui.widgets.results_list import ResultsList, row_text
 from tui.widgets.search_box import SearchBox
@@ -25,7 +29,7 @@ NARROW_WIDTH = 100
 """Below this many columns the reader takes the whole screen when a paper is opened."""
 
 
-class MainScreen(Screen):
+class MainScreen(PaperActions, Screen):
     """Search as you type, browse the ranked list, read the selected abstract."""
 
     BINDINGS = [
@@ -36,6 +40,8 @@ class MainScreen(Screen):
         Binding("f1", "app.help", "Help", show=False),
         Binding("q", "app.quit", "Quit"),
         Binding("h", "close_reader", "Back", show=False),
+        Binding("B", "show_bookmarks", "Bookmarks"),
+        *PAPER_BINDINGS,
     ]
 
     def __init__(self, engine: SearchEngine, query: str | None = None) -> None:
@@ -44,7 +50,9 @@ class MainScreen(Screen):
         self.initial_query = query or ""
         self.result: SearchResult | None = None
         """Results of the query in the search box; None while there is no query (corpus order)."""
-        self.shown_query = ""
+        self.bookmarked: set[str] = set()
+        self.opened: set[str] = set()
+        self._open_after_fill: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -149,7 +157,7 @@ class MainScreen(Screen):
         engine = self.engine
         row = engine.row if engine.ready else engine.quick_row
         ids = [paper.id for paper in engine.papers]
-        self._fill(ids, lambda pid: row_text(row(pid), engine.paper(pid).venue))
+        self._fill(ids, lambda pid: self._row(row(pid), pid))
         count = len(ids)
         self.app.sub_title = f"{engine.corpus.name} · {count:,} paper{'s' if count != 1 else ''}"
         if engine.ready:
@@ -159,7 +167,7 @@ class MainScreen(Screen):
         self.result = result
         engine = self.engine
         ids = [hit.paper_id for hit in result.hits]
-        self._fill(ids, lambda pid: row_text(engine.row(pid), engine.paper(pid).venue, result.terms))
+        self._fill(ids, lambda pid: self._row(engine.row(pid), pid, result.terms))
         shown = f" (top {len(ids):,})" if result.total > len(ids) else ""
         query = result.corrected or result.query
         noun = "match" if result.total == 1 else "matches"
@@ -173,10 +181,41 @@ class MainScreen(Screen):
         else:
             self._set_status("")
 
+    def _row(self, row, paper_id: str, terms=()) -> Text:
+        return row_text(
+            row, self.engine.paper(paper_id).venue, terms,
+            bookmarked=paper_id in self.bookmarked if self.bookmarked else None,
+            opened=paper_id in self.opened,
+        )
+
     def _fill(self, ids: list[str], make_row) -> None:
+        self._load_marks()
         results = self.query_one(ResultsList)
         results.show(ids, make_row)
+        if self._open_after_fill in ids:
+            results.highlighted = ids.index(self._open_after_fill)
+            self._open_after_fill = None
+            self.call_after_refresh(self.action_open_paper)
         self._show_reader(results.current_id)
+
+    def _load_marks(self) -> None:
+        """Bookmarks and read marks, re-read so changes made by another instance show up."""
+        if self.store is None:
+            return
+        try:
+            self.bookmarked = self.store.bookmarked_ids()
+            self.opened = self.store.opened_ids()
+        except StoreError as error:
+            self.notify(str(error), severity="error", markup=False)
+
+    def _redraw_row(self, paper_id: str) -> None:
+        results = self.query_one(ResultsList)
+        if paper_id not in results.paper_ids:
+            return
+        row = self.engine.row if self.engine.ready else self.engine.quick_row
+        terms = self.result.terms if self.result else ()
+        index = results.paper_ids.index(paper_id)
+        results.replace_option_prompt_at_index(index, self._row(row(paper_id), paper_id, terms))
 
     def _set_status(self, text: str) -> None:
         status = self.query_one("#status", Static)
@@ -203,10 +242,67 @@ class MainScreen(Screen):
 
     def action_open_paper(self) -> None:
         results = self.query_one(ResultsList)
-        if results.current_id is None:
+        paper_id = results.current_id
+        if paper_id is None:
             return
         self.add_class("reading")
         self.query_one(ReaderPane).focus()
+        if self.store is not None and paper_id not in self.opened:
+            ok, _ = self.store_call(lambda: self.store.mark_opened(paper_id))
+            if ok:
+                self.opened.add(paper_id)
+                self._redraw_row(paper_id)
+
+    # -- bookmarks ----------------------------------------------------------------------------
+
+    def current_bookmark(self) -> Bookmark | None:
+        paper_id = self.query_one(ResultsList).current_id
+        if paper_id is None:
+            return None
+        stored = None
+        if self.store is not None:
+            try:
+                stored = self.store.get(paper_id)
+            except StoreError:
+                stored = None
+        return stored or bookmark_of(self.engine.describe(paper_id))
+
+    def bookmarks_changed(self, paper_id: str) -> None:
+        had_bookmarks = bool(self.bookmarked)
+        self._load_marks()
+        if had_bookmarks != bool(self.bookmarked):
+            self._refill()  # the bookmark column appears or disappears
+        else:
+            self._redraw_row(paper_id)
+
+    def _refill(self) -> None:
+        results = self.query_one(ResultsList)
+        keep = results.highlighted
+        if self.result is None:
+            self._show_all()
+        else:
+            self._show_result(self.result)
+        if keep is not None and keep < len(results.paper_ids):
+            results.highlighted = keep
+
+    def action_show_bookmarks(self) -> None:
+        if self.store is None:
+            self.store_call(lambda: None)
+            return
+
+        def opened(paper_id: str | None) -> None:
+            self._load_marks()
+            if paper_id is None:
+                self._refill()
+                return
+            self._open_after_fill = paper_id
+            search = self.query_one(SearchBox)
+            if search.value:
+                search.value = ""  # shows every paper, then opens this one
+            else:
+                self._show_all()
+
+        self.app.push_screen(BookmarksScreen({p.id for p in self.engine.papers}), opened)
 
     def action_close_reader(self) -> None:
         if self.query_one(ReaderPane).has_focus or self.has_class("reading"):

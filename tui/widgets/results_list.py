@@ -17,10 +17,12 @@ CODE_MARKER = "◆"
 BOOKMARK_MARKER = "★"
 
 
-def row_text(row: Row, venue: str | None, terms: Iterable[str] = (), bookmarked: bool = False, show_bookmarks: bool = False) -> Text:
-    """One result row: markers, the headline with its name highlighted, and the venue."""
-    text = Text(no_wrap=True, overflow="ellipsis", end="")
-    if show_bookmarks:
+def row_text(row: Row, venue: str | None, terms: Iterable[str] = (), bookmarked: bool | None = None, opened: bool = False) -> Text:
+    """One result row: markers, the venue and the headline with its name highlighted.
+
+    `bookmarked` is None when there are no bookmarks at all (no column); opened papers are dimmed."""
+    text = Text(no_wrap=True, overflow="ellipsis", end="", style=Style(dim=True) if opened else "")
+    if bookmarked is not None:
         text.append(BOOKMARK_MARKER if bookmarked else " ", style=Style(color="yellow"))
     text.append(CODE_MARKER if row.has_code else " ", style=Style(color="cyan"))
     text.append(" ")

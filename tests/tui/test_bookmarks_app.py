@@ -1,0 +1,257 @@
+"""Bookmarks, notes, tags, read marks, links and the clipboard, driven through the app's keys."""
+
+from __future__ import annotations
+
+import webbrowser
+
+import pyperclip
+import pytest
+
+from search.store import UserStore
+from tests.tui.conftest import settle
+from tui.app import ReaderApp
+from tui.screens.bookmarks import BookmarksScreen
+from tui.screens.dialogs import LinkPicker, NoteDialog, TagsDialog
+from tui.widgets.reader import ReaderPane
+from tui.widgets.results_list import BOOKMARK_MARKER, ResultsList
+
+WIDE = (140, 40)
+
+
+@pytest.fixture
+def notes(monkeypatch):
+    """Every notification shown, as (message, severity)."""
+    shown = []
+    original = ReaderApp.notify
+
+    def record(self, message, *args, **kwargs):
+        shown.append((str(message), kwargs.get("severity", "information")))
+        return original(self, message, *args, **kwargs)
+
+    monkeypatch.setattr(ReaderApp, "notify", record)
+    return shown
+
+
+@pytest.fixture
+def clipboard(monkeypatch):
+    """pyperclip with a working backend that records what was copied."""
+    copied = []
+    monkeypatch.setattr(pyperclip, "copy", copied.append)
+    return copied
+
+
+@pytest.fixture
+def no_clipboard_backend(monkeypatch):
+    def fail(text):
+        raise pyperclip.PyperclipException("no copy/paste mechanism")
+
+    monkeypatch.setattr(pyperclip, "copy", fail)
+
+
+class FakeBrowser(webbrowser.BackgroundBrowser):
+    def __init__(self):
+        super().__init__("fake-browser")
+        self.opened = []
+
+    def open(self, url, new=0, autoraise=True):
+        self.opened.append(url)
+        return True
+
+
+def row_prompt(app, index):
+    return app.screen.query_one(ResultsList).get_option_at_index(index).prompt
+
+
+async def select(pilot, app, query):
+    await pilot.press(*query)
+    await settle(pilot, app)
+    await pilot.press("enter")
+
+
+async def test_b_toggles_a_bookmark_with_marker_and_notification(make_app, notes):
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        await select(pilot, app, "bitstack")
+        await pilot.press("b")
+        assert app.store.bookmarked_ids() == {app.screen.query_one(ResultsList).current_id}
+        assert row_prompt(app, 0).plain.startswith(BOOKMARK_MARKER)
+        assert notes[-1][0].startswith("Bookmarked: BitStack")
+        await pilot.press("enter", "b")  # in the reader too
+        assert app.store.bookmarked_ids() == set()
+        assert notes[-1][0].startswith("Removed bookmark: BitStack")
+
+
+async def test_bookmarks_survive_a_restart(make_app):
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("down", "j", "b")
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        rows = [row_prompt(app, i).plain[0] for i in range(3)]
+        assert rows == [" ", BOOKMARK_MARKER, " "]
+
+
+async def test_opened_papers_are_dimmed(make_app):
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        assert not row_prompt(app, 1).style
+        await pilot.press("down", "j", "enter")
+        assert "dim" in str(row_prompt(app, 1).style)
+        assert app.store.opened_ids() == {app.engine.papers[1].id}
+
+
+async def test_note_dialog_saves_with_ctrl_s_and_bookmarks_the_paper(make_app):
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("down", "n")
+        assert isinstance(app.screen, NoteDialog)
+        await pilot.press(*"read section 3", "ctrl+s")
+        await pilot.pause()
+        paper_id = app.engine.papers[0].id
+        assert app.store.get(paper_id).note == "read section 3"
+        await pilot.press("n")
+        assert app.screen.query_one("TextArea").text == "read section 3"
+        await pilot.press("escape")
+        assert app.store.get(paper_id).note == "read section 3"
+
+
+async def test_tags_dialog(make_app):
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("down", "t")
+        assert isinstance(app.screen, TagsDialog)
+        await pilot.press(*"to-read, milp ,  ", "enter")
+        await pilot.pause()
+        assert app.store.get(app.engine.papers[0].id).tags == ("to-read", "milp")
+
+
+async def test_bookmarks_screen_filters_opens_and_removes(make_app, notes):
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("down", "b", "j", "j", "b", "j", "b")
+        await pilot.press("B")
+        screen = app.screen
+        assert isinstance(screen, BookmarksScreen) and len(screen.shown) == 3
+        await pilot.press("slash", *"t-jepa")
+        assert [b.name for b in screen.shown] == ["T-JEPA"]
+        await pilot.press("enter", "enter")
+        await settle(pilot, app)
+        assert not isinstance(app.screen, BookmarksScreen)
+        assert isinstance(app.focused, ReaderPane)
+        assert app.screen.query_one(ReaderPane).text.plain.startswith("T-JEPA")
+        await pilot.press("B")
+        await pilot.press("d")
+        assert len(app.screen.shown) == 2 and len(app.store.bookmarks()) == 2
+        assert notes[-1][0].startswith("Removed bookmark:")
+        await pilot.press("escape")
+        assert not isinstance(app.screen, BookmarksScreen)
+
+
+async def test_a_bookmark_whose_corpus_is_not_loaded_still_shows(make_app, engine_for):
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("down", "b")
+    other = ReaderApp(engine_for("An unrelated abstract about trees."), store=UserStore())
+    async with other.run_test(size=WIDE) as pilot:
+        await settle(pilot, other)
+        await pilot.press("down", "B")
+        assert other.screen.shown[0].name == "TRGNN"
+        assert "TRGNN" in str(other.screen.query_one("#bookmark-body").content)
+        await pilot.press("enter")
+        assert isinstance(other.screen, BookmarksScreen)  # stays: shows the saved copy
+
+
+async def test_y_copies_the_primary_link_to_the_system_clipboard(make_app, clipboard, notes):
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        await select(pilot, app, "graphbridge")
+        await pilot.press("y")
+        assert clipboard == ["https://github.com/jujulili888/GraphBridge"]
+        assert "system clipboard" in notes[-1][0]
+
+
+async def test_y_falls_back_to_osc52_without_a_clipboard_backend(make_app, no_clipboard_backend, notes):
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        await select(pilot, app, "trgnn")
+        await pilot.press("y")
+        assert app.clipboard.startswith("https://scholar.google.com/scholar?q=TRGNN")
+        assert "terminal clipboard (OSC 52)" in notes[-1][0]
+
+
+async def test_Y_picks_a_numbered_link(make_app, clipboard):
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        await select(pilot, app, "graphbridge")
+        await pilot.press("Y")
+        assert isinstance(app.screen, LinkPicker)
+        await pilot.press("2")
+        assert clipboard[-1].startswith("https://scholar.google.com/")
+        assert not isinstance(app.screen, LinkPicker)
+
+
+async def test_o_and_O_open_links_in_the_browser(make_app, monkeypatch):
+    browser = FakeBrowser()
+    monkeypatch.setattr(webbrowser, "get", lambda *a: browser)
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        await select(pilot, app, "graphbridge")
+        await pilot.press("o")
+        await pilot.press("O", "3")
+        assert browser.opened == ["https://github.com/jujulili888/GraphBridge", app.engine.describe(
+            app.screen.query_one(ResultsList).current_id).links[2].url]
+
+
+async def test_o_without_a_browser_says_so(make_app, monkeypatch, notes):
+    def none(*args):
+        raise webbrowser.Error("could not locate runnable browser")
+
+    monkeypatch.setattr(webbrowser, "get", none)
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("down", "o")
+        assert "no web browser is available" in notes[-1][0] and notes[-1][1] == "warning"
+
+
+@pytest.mark.parametrize(
+    "command, expected",
+    [
+        ("copy abstract", "Tripartite graph representation"),
+        ("copy bibtex", "@inproceedings{"),
+        ("copy markdown", "[TRGNN: Branch-and-bound methods"),
+    ],
+)
+async def test_palette_copies_abstract_bibtex_and_markdown(make_app, clipboard, command, expected):
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("down", "ctrl+p", *command)
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert expected in clipboard[-1]
+
+
+async def test_unusable_store_keeps_the_app_working(make_app, notes):
+    from tui.app import ReaderApp
+
+    app = ReaderApp(make_app().engine, store=None, store_problem="cannot create the data dir /ro: Read-only file system")
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("down", "b")
+        assert any("Read-only file system" in message for message, _ in notes)
+        await pilot.press("B")
+        assert not isinstance(app.screen, BookmarksScreen)

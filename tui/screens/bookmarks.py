@@ -1,0 +1,181 @@
+"""The bookmarks screen: every saved paper (loaded corpus or not), filterable, openable, removable."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from search.models import Bookmark
+from tui.render import NAME_STYLE, links_text
+from tui.screens.paper_actions import PAPER_BINDINGS, PaperActions
+
+
+def bookmark_row(bookmark: Bookmark) -> Text:
+    text = Text(no_wrap=True, overflow="ellipsis", end="")
+    if bookmark.venue:
+        text.append(bookmark.venue, style="dim")
+        text.append("  ")
+    text.append(bookmark.title or bookmark.headline)
+    if bookmark.tags:
+        text.append("  " + " ".join(f"#{tag}" for tag in bookmark.tags), style="cyan")
+    if bookmark.note:
+        text.append("  ✎", style="yellow")
+    return text
+
+
+def bookmark_text(bookmark: Bookmark) -> Text:
+    """The saved copy of a paper: what was kept when it was bookmarked, plus note and tags."""
+    out = Text()
+    out.append(bookmark.title or bookmark.name or bookmark.headline, style="bold")
+    out.append("\n")
+    for label, value in (
+        ("Venue", bookmark.venue),
+        ("Authors", ", ".join(bookmark.authors)),
+        ("Tags", ", ".join(bookmark.tags)),
+        ("Id", bookmark.paper_id),
+    ):
+        if value:
+            out.append(f"{label}: ", style="dim")
+            out.append(value, style=NAME_STYLE if label == "Tags" else "")
+            out.append("\n")
+    if bookmark.note:
+        out.append("\nNote\n", style="bold")
+        out.append(bookmark.note)
+        out.append("\n")
+    out.append("\n")
+    out.append(bookmark.abstract)
+    if bookmark.links:
+        out.append("\n\nLinks\n", style="bold")
+        out.append(links_text(bookmark.links))
+    return out
+
+
+def matches(bookmark: Bookmark, words: list[str]) -> bool:
+    haystack = " ".join(
+        [bookmark.headline, bookmark.title or "", bookmark.name or "", bookmark.venue or "", bookmark.note,
+         " ".join(bookmark.tags), " ".join(bookmark.authors)]
+    ).casefold()
+    return all(word in haystack for word in words)
+
+
+class BookmarksScreen(PaperActions, Screen[str | None]):
+    """Dismisses with a paper id to open it in the main reader, or None to go back."""
+
+    BINDINGS = [
+        Binding("escape", "back", "Back"),
+        Binding("B", "back", "Back", show=False),
+        Binding("enter", "open", "Open"),
+        Binding("l", "open", "Open", show=False),
+        Binding("d,delete", "remove", "Remove"),
+        Binding("j", "move(1)", "Down", show=False),
+        Binding("k", "move(-1)", "Up", show=False),
+        Binding("slash", "focus_filter", "Filter", key_display="/"),
+        *PAPER_BINDINGS,
+    ]
+
+    def __init__(self, loaded_ids: set[str]) -> None:
+        super().__init__()
+        self.loaded_ids = loaded_ids
+        self.shown: list[Bookmark] = []
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Input(placeholder="Filter bookmarks by title, name, venue, tag, note or author…", id="bookmark-filter")
+        with Horizontal(id="bookmark-panes"):
+            yield OptionList(id="bookmark-list")
+            with VerticalScroll(id="bookmark-view"):
+                yield Static(id="bookmark-body")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.reload()
+        self.query_one("#bookmark-list", OptionList).focus()
+
+    def reload(self, keep: str | None = None) -> None:
+        ok, bookmarks = self.store_call(lambda: self.store.bookmarks())
+        words = self.query_one("#bookmark-filter", Input).value.casefold().split()
+        self.shown = [b for b in bookmarks or [] if matches(b, words)]
+        options = self.query_one("#bookmark-list", OptionList)
+        options.set_options(Option(bookmark_row(b), id=b.paper_id) for b in self.shown)
+        ids = [b.paper_id for b in self.shown]
+        if ids:
+            options.highlighted = ids.index(keep) if keep in ids else 0
+        total = len(bookmarks or [])
+        self.sub_title = f"{total} bookmark{'s' if total != 1 else ''}" + (f", {len(ids)} shown" if words else "")
+        self._preview()
+
+    def _preview(self) -> None:
+        bookmark = self.current_bookmark()
+        body = self.query_one("#bookmark-body", Static)
+        if bookmark is None:
+            empty = "No bookmarks yet: press b on a paper to keep it." if not self.shown else ""
+            body.update(Text(empty or "No bookmark matches the filter.", style="dim"))
+        else:
+            body.update(bookmark_text(bookmark))
+
+    def current_bookmark(self) -> Bookmark | None:
+        index = self.query_one("#bookmark-list", OptionList).highlighted
+        if index is None or not 0 <= index < len(self.shown):
+            return None
+        return self.shown[index]
+
+    def bookmarks_changed(self, paper_id: str) -> None:
+        self.reload(keep=paper_id)
+
+    @on(Input.Changed, "#bookmark-filter")
+    def filter_changed(self) -> None:
+        self.reload()
+
+    @on(Input.Submitted, "#bookmark-filter")
+    def filter_done(self) -> None:
+        self.query_one("#bookmark-list", OptionList).focus()
+
+    @on(OptionList.OptionHighlighted, "#bookmark-list")
+    def moved(self) -> None:
+        self._preview()
+
+    @on(OptionList.OptionSelected, "#bookmark-list")
+    def selected(self) -> None:
+        self.action_open()
+
+    def action_move(self, delta: int) -> None:
+        options = self.query_one("#bookmark-list", OptionList)
+        options.action_cursor_down() if delta > 0 else options.action_cursor_up()
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#bookmark-filter", Input).focus()
+
+    def action_open(self) -> None:
+        bookmark = self.current_bookmark()
+        if bookmark is None:
+            return
+        if bookmark.paper_id in self.loaded_ids:
+            self.dismiss(bookmark.paper_id)
+        else:
+            self.notify("That paper's corpus is not loaded: showing the saved copy.", timeout=4)
+            self.query_one("#bookmark-view").focus()
+
+    def action_remove(self) -> None:
+        bookmark = self.current_bookmark()
+        if bookmark is None:
+            return
+        ok, _ = self.store_call(lambda: self.store.remove(bookmark.paper_id))
+        if ok:
+            self.notify(f"Removed bookmark: {bookmark.headline}", markup=False, timeout=3)
+            index = self.query_one("#bookmark-list", OptionList).highlighted or 0
+            self.reload()
+            if self.shown:
+                self.query_one("#bookmark-list", OptionList).highlighted = min(index, len(self.shown) - 1)
+
+    def action_back(self) -> None:
+        focused = self.focused
+        if isinstance(focused, Input) and focused.value:
+            focused.value = ""
+            return
+        self.dismiss(None)
