@@ -62,7 +62,7 @@ def bibtex_entry(bookmark: Bookmark) -> str:
         fields.append(("note", bookmark.note))
     if bookmark.abstract:
         fields.append(("abstract", bookmark.abstract))
-    body = ",\n".join(f"  {name} = {{{_bibtex_escape(value)}}}" for name, value in fields)
+    body = ",\n".join(f"  {name} = {{{_bibtex_value(name, value)}}}" for name, value in fields)
     return f"@{kind}{{{_citation_key(bookmark)},\n{body}\n}}\n"
 
 
@@ -76,6 +76,12 @@ def _citation_key(bookmark: Bookmark) -> str:
 
 def _ascii(text: str) -> str:
     return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+
+
+def _bibtex_value(name: str, value: str) -> str:
+    if name == "url":  # URLs stay verbatim; only braces, which would end the field, are encoded
+        return value.replace("{", "%7B").replace("}", "%7D")
+    return _bibtex_escape(value)
 
 
 def _bibtex_escape(value: str) -> str:

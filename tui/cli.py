@@ -6,12 +6,16 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 from typing import Sequence
 
 from search import __version__
 from search.corpus import CorpusError
+from search.describe import bookmark_of
 from search.engine import SearchEngine, UnknownPaper
+from search.export import FORMATS, BookmarkImportError, export, parse_json_export, write_atomic
 from search.markup import convert
+from search.store import StoreError, UserStore
 
 EXIT_USAGE = 2
 
@@ -52,6 +56,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     index = commands.add_parser("index", help="build or refresh the search index")
     index.add_argument("--rebuild", action="store_true", help="rebuild even if the index is up to date")
+
+    bookmarks = commands.add_parser("bookmarks", help="list, export, import, add or remove bookmarks")
+    bookmarks.add_argument("--json", action="store_true", help="print JSON")
+    actions = bookmarks.add_subparsers(dest="action", metavar="ACTION")
+    export = actions.add_parser("export", help="write bookmarks as BibTeX, Markdown, CSV or JSON")
+    export.add_argument("--format", required=True, choices=FORMATS, help="output format")
+    export.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    importing = actions.add_parser("import", help="merge bookmarks from a JSON export (no duplicates)")
+    importing.add_argument("file", help="a file written by `bookmarks export --format json`")
+    add = actions.add_parser("add", help="bookmark a paper of the loaded corpus")
+    add.add_argument("id", help="paper id")
+    remove = actions.add_parser("remove", help="remove a bookmark")
+    remove.add_argument("id", help="paper id")
     return parser
 
 
@@ -62,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (CorpusError, CliError) as error:
         print(f"iclr-reader: error: {error}", file=sys.stderr)
         return EXIT_USAGE
-    except UnknownPaper as error:
+    except (UnknownPaper, StoreError, BookmarkImportError) as error:
         print(f"iclr-reader: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
@@ -74,6 +91,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "render":
         return _render(args)
+    if args.command == "bookmarks" and args.action != "add":
+        return _bookmarks(args, UserStore())
     engine = SearchEngine.from_paths(args.corpus)
     if args.command is None:
         from tui.app import run_app  # the app's imports are only paid for when it runs
@@ -91,6 +110,11 @@ def _dispatch(args: argparse.Namespace) -> int:
         return _search(engine, args.query, args.limit, args.json)
     if args.command == "show":
         return _show(engine, args.id, args.plain)
+    if args.command == "bookmarks":
+        bookmark = bookmark_of(engine.describe(engine.paper(args.id).id))
+        UserStore().add(bookmark)
+        print(f"Bookmarked {bookmark.paper_id}: {bookmark.headline}")
+        return 0
     raise CliError(f"unknown command {args.command}")
 
 
@@ -125,6 +149,50 @@ class _Progress:
         if built and self.shown:
             end = "\n" if sys.stderr.isatty() else ""
             print(f"{end}Indexed {self.total} papers in {time.monotonic() - self.started:.1f} s", file=sys.stderr)
+
+
+def _bookmarks(args: argparse.Namespace, store: UserStore) -> int:
+    if store.notice:
+        print(f"iclr-reader: {store.notice}", file=sys.stderr)
+    if args.action == "remove":
+        if not store.remove(args.id):
+            raise CliError(f"{args.id!r} is not bookmarked")
+        print(f"Removed bookmark {args.id}")
+        return 0
+    if args.action == "import":
+        path = Path(args.file)
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except FileNotFoundError:
+            raise CliError(f"{path}: no such file") from None
+        except (OSError, UnicodeDecodeError) as error:
+            raise CliError(f"{path}: cannot read ({getattr(error, 'strerror', None) or error})") from None
+        added, merged = store.merge(parse_json_export(text, str(path)))
+        print(f"Imported {added} new bookmark{'s' if added != 1 else ''}; {merged} already present (merged)")
+        return 0
+    bookmarks = store.bookmarks()
+    if args.action == "export":
+        text = export(bookmarks, args.format)
+        if args.output:
+            try:
+                write_atomic(Path(args.output), text)
+            except OSError as error:
+                raise CliError(f"{args.output}: cannot write ({error.strerror or error})") from None
+            print(f"Wrote {len(bookmarks)} bookmark{'s' if len(bookmarks) != 1 else ''} to {args.output}", file=sys.stderr)
+        else:
+            sys.stdout.write(text)
+        return 0
+    if args.json:
+        sys.stdout.write(export(bookmarks, "json"))
+        return 0
+    if not bookmarks:
+        print("No bookmarks yet. In the app, press b on a paper; or: iclr-reader bookmarks add ID")
+    for bookmark in bookmarks:
+        tags = "  " + " ".join(f"#{tag}" for tag in bookmark.tags) if bookmark.tags else ""
+        print(f"{bookmark.paper_id}  {bookmark.headline}{tags}")
+        if bookmark.note:
+            print(f"    note: {' '.join(bookmark.note.split())}")
+    return 0
 
 
 def _links_json(links) -> list[dict[str, str]]:

@@ -129,3 +129,44 @@ def test_every_command_has_help():
 def test_installed_command_runs_without_traceback_on_bad_input(tmp_path):
     result = subprocess.run([sys.executable, "-m", "tui", "--corpus", str(tmp_path / "nope.txt"), "search", "x"], capture_output=True, text=True)
     assert result.returncode == 2 and "Traceback" not in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_bookmarks_commands_add_list_export_import_remove(capsys, tmp_path):
+    _, out, _ = run(capsys, "search", "BitStack", "--json")
+    paper_id = json.loads(out)["hits"][0]["id"]
+    code, out, _ = run(capsys, "bookmarks")
+    assert code == 0 and out.startswith("No bookmarks yet")
+    code, out, _ = run(capsys, "bookmarks", "add", paper_id)
+    assert code == 0 and out.startswith(f"Bookmarked {paper_id}: BitStack")
+    code, out, _ = run(capsys, "bookmarks", "--json")
+    assert [b["name"] for b in json.loads(out)["bookmarks"]] == ["BitStack"]
+    target = tmp_path / "bookmarks.json"
+    code, _, err = run(capsys, "bookmarks", "export", "--format", "json", "-o", str(target))
+    assert code == 0 and "Wrote 1 bookmark to" in err and json.loads(target.read_text())["bookmarks"][0]["id"] == paper_id
+    code, out, _ = run(capsys, "bookmarks", "export", "--format", "bibtex")
+    assert out.startswith("@inproceedings{bitstack2025bitstack_")
+    code, out, _ = run(capsys, "bookmarks", "remove", paper_id)
+    assert code == 0 and "Removed bookmark" in out
+    code, _, err = run(capsys, "bookmarks", "remove", paper_id)
+    assert code == 2 and "is not bookmarked" in err
+    code, out, _ = run(capsys, "bookmarks", "import", str(target))
+    assert out.startswith("Imported 1 new bookmark;")
+    code, out, _ = run(capsys, "bookmarks", "import", str(target))
+    assert out.startswith("Imported 0 new bookmarks; 1 already present")
+    code, out, _ = run(capsys, "bookmarks")
+    assert out.count("\n") == 1
+
+
+def test_bookmark_errors_are_one_line(capsys, tmp_path, monkeypatch):
+    code, _, err = run(capsys, "bookmarks", "import", str(tmp_path / "missing.json"))
+    assert code == 2 and "no such file" in err and err.count("\n") == 1
+    (tmp_path / "bad.json").write_text("{")
+    code, _, err = run(capsys, "bookmarks", "import", str(tmp_path / "bad.json"))
+    assert code == 2 and "malformed JSON" in err
+    code, _, err = run(capsys, "bookmarks", "add", "no-such-paper")
+    assert code == 2 and "no paper with id" in err
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    monkeypatch.setenv("XDG_DATA_HOME", str(blocker))
+    code, _, err = run(capsys, "bookmarks")
+    assert code == 2 and "cannot create the data dir" in err and err.count("\n") == 1
