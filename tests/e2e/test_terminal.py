@@ -70,3 +70,23 @@ def test_query_option_and_terminal_restored_on_exit(tmp_path):
         assert b"\x1b[?1049l" in term.raw and b"\x1b[?25h" in term.raw
     finally:
         term.close(timeout=1)
+
+
+def test_y_without_a_display_sends_the_url_by_osc52(tmp_path):
+    import base64
+
+    term = Terminal([], tmp_path)  # DISPLAY and WAYLAND_DISPLAY are removed: pyperclip has no backend
+    try:
+        term.wait_for("38 papers")
+        type_slowly(term, "graphbridge")
+        term.wait_for("1 match for “graphbridge”")
+        term.send(ENTER)
+        term.settle()
+        term.send("y")
+        term.wait_for("terminal clipboard (OSC 52)")
+        url = "https://github.com/jujulili888/GraphBridge"
+        assert b"\x1b]52;c;" + base64.b64encode(url.encode()) + b"\x07" in term.raw
+        term.send("q")
+        assert term.close() == 0
+    finally:
+        term.close(timeout=1)
