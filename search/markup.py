@@ -40,6 +40,11 @@ _MD_ITALIC = re.compile(
     r"(?<![\w*\\])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![\w*])"
     r"|(?<![\w\\])_(?=[^\s_])([^_\n$]+?)(?<=[^\s_])_(?!\w)"
 )
+_MARKUP_CHARS = "\\{}$%&#^_~[]"
+_PROSE_TOKEN = re.compile(r"\\(?:[A-Za-z@]+\*?|.)|[{}$%&#^_~\[\]]|[^\\{}$%&#^_~\[\]]+", re.DOTALL)
+_RUN_BASE = 0xF0000  # Supplementary Private Use Area-A: removed from input by sanitize()
+_RUN_LIMIT = 0xFFFD
+_RUN_MARK = re.compile("[\U000F0000-\U000FFFFD]")
 _LITERAL_SPECIALS = re.compile(r"(?<!\\)([%&#])")
 _WHITESPACE = re.compile(r"\s+")
 
@@ -168,6 +173,7 @@ class _Converter:
         self.text = text
         self.links: list[Link | None] = []
         self.literals: list[str] = []
+        self.runs: list[str] = []
         self.pieces: list[tuple[str, frozenset[str], int | None]] = []
 
     def run(self) -> Rendered:
@@ -194,8 +200,34 @@ class _Converter:
             if is_math:
                 out.append(_escape_literals(segment))
             else:
-                out.append(_prose_to_latex(segment))
+                out.append(self._set_prose_aside(_prose_to_latex(segment)))
         return _balance_braces("".join(out))
+
+    def _set_prose_aside(self, latex: str) -> str:
+        """Replace long runs of plain prose with one private-use character each.
+
+        pylatexenc reads text one character at a time (about 1 ms per 100 characters); runs
+        without markup need no parsing, so the parser only sees markup and a marker per run.
+        The first character after a macro stays, as it may be the macro's argument (\\'e)."""
+        out: list[str] = []
+        after_macro = False
+        for token in _PROSE_TOKEN.findall(latex):
+            if token[0] in _MARKUP_CHARS:
+                out.append(token)
+                after_macro = token[0] == "\\"
+                continue
+            if after_macro:
+                stripped = token.lstrip()
+                keep = len(token) - len(stripped) + 1
+                out.append(token[:keep])
+                token = token[keep:]
+                after_macro = False
+            if len(token) >= 4 and len(self.runs) < _RUN_LIMIT:
+                out.append(chr(_RUN_BASE + len(self.runs)))
+                self.runs.append(token)
+            else:
+                out.append(token)
+        return "".join(out)
 
     def _literal(self, raw: str) -> str:
         self.literals.append(raw)
@@ -219,7 +251,13 @@ class _Converter:
 
     def _emit(self, text: str, styles: frozenset[str], link: int | None) -> None:
         if text:
-            self.pieces.append((text, styles, link))
+            self.pieces.append((self._expand(text), styles, link))
+
+    def _expand(self, text: str) -> str:
+        """Put back the prose runs that were set aside for the parser (see _set_prose_aside)."""
+        if not self.runs or not _RUN_MARK.search(text):
+            return text
+        return _RUN_MARK.sub(lambda m: self.runs[ord(m.group()) - _RUN_BASE], text)
 
     def _walk(self, nodes, styles: frozenset[str], link: int | None) -> None:
         for node in nodes or ():
@@ -257,16 +295,16 @@ class _Converter:
         name = node.macroname
         args = _args(node)
         if name == "iclrurl":
-            link_index, literal = (int(x) for x in _chars(args[0]).split(":"))
+            link_index, literal = (int(x) for x in self._expand(_chars(args[0])).split(":"))
             url_text = self.literals[literal]
             self._emit(url_text, styles | {"link"} if self.links[link_index] else styles, link_index)
         elif name == "iclrhref":
-            link_index = int(_chars(args[0]))
+            link_index = int(self._expand(_chars(args[0])))
             if len(args) > 1 and args[1] is not None:
                 self._label_link(link_index, args[1])
                 self._walk([args[1]], styles | {"link"} if self.links[link_index] else styles, link_index)
         elif name == "iclrcode":
-            self._emit(self.literals[int(_chars(args[0]))], styles | {"code"}, link)
+            self._emit(self.literals[int(self._expand(_chars(args[0])))], styles | {"code"}, link)
         elif name in _STYLE_WITH_ARGUMENT:
             style = _STYLE_WITH_ARGUMENT[name]
             self._walk(args[-1:], styles | {style} if style else styles, link)
@@ -277,7 +315,7 @@ class _Converter:
             self._walk(args[-1:], styles, link)
             self._emit(")", styles, link)
         elif name in _CITATIONS:
-            self._emit("[" + _chars(_last(args)).strip() + "]", styles, link)
+            self._emit("[" + self._expand(_chars(_last(args))).strip() + "]", styles, link)
         elif name in ("item",):
             self._emit(" • ", styles, link)
         elif name in _TEXT_SYMBOLS:
@@ -304,7 +342,7 @@ class _Converter:
     def plain_of(self, nodes) -> str:
         """Text of nodes walked in text mode (for \\text{} inside math)."""
         sub = _Converter("")
-        sub.links, sub.literals = self.links, self.literals
+        sub.links, sub.literals, sub.runs = self.links, self.literals, self.runs
         sub._walk(nodes, frozenset(), None)
         return "".join(piece for piece, _, _ in sub.pieces)
 
@@ -563,7 +601,7 @@ def _escape_literals(text: str) -> str:
 def _prose_to_latex(text: str) -> str:
     """Markdown emphasis becomes style macros; %, & and # in prose are literal characters."""
     text = _escape_literals(text)
-    text = text.replace("~\\", " \\")
+    text = text.replace("---", "\u2014").replace("--", "\u2013").replace("~\\", " \\")
     text = _MD_BOLD.sub(lambda m: "\\textbf{" + (m.group(1) or m.group(2)) + "}", text)
     return _MD_ITALIC.sub(lambda m: "\\textit{" + (m.group(1) or m.group(2)) + "}", text)
 

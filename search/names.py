@@ -63,7 +63,9 @@ def detect_name(rendered: Rendered) -> str | None:
 
 
 def _is_name_like(token: str) -> bool:
-    if _key(token) in GENERIC_ACRONYMS or len(token) < 2 or token.isdigit():
+    if len(token) < 2 or (token[1:].islower() and "-" not in token):
+        return False  # most words: cheap to rule out before anything else
+    if _key(token) in GENERIC_ACRONYMS or token.isdigit():
         return False
     parts = token.split("-")
     if len(parts) > 1:

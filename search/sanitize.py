@@ -15,7 +15,8 @@ _ESCAPE_SEQUENCE = re.compile(
     re.VERBOSE,
 )
 # C0 (except tab and newline), DEL, C1, and Unicode bidi controls that can reorder what is shown.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# Supplementary private-use characters too: the markup converter uses them as internal markers.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\U000F0000-\U000FFFFF]")
 
 
 def sanitize(text: str) -> str:

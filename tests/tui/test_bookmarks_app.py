@@ -255,3 +255,16 @@ async def test_unusable_store_keeps_the_app_working(make_app, notes):
         assert any("Read-only file system" in message for message, _ in notes)
         await pilot.press("B")
         assert not isinstance(app.screen, BookmarksScreen)
+
+
+async def test_a_corrupt_database_is_moved_aside_and_the_user_is_told(make_app, notes, isolated_dirs):
+    data = isolated_dirs / "xdg_data_home" / "iclr-reader"
+    data.mkdir(parents=True)
+    (data / "user.sqlite3").write_bytes(b"garbage, not sqlite" * 50)
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        assert any("was unreadable and was moved to" in message for message, _ in notes)
+        await pilot.press("down", "b")
+        assert len(app.store.bookmarks()) == 1
+    assert any(p.name.startswith("user.sqlite3.corrupt-") for p in data.iterdir())
