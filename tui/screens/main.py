@@ -53,6 +53,7 @@ class MainScreen(PaperActions, Screen):
         self.bookmarked: set[str] = set()
         self.opened: set[str] = set()
         self._open_after_fill: str | None = None
+        self._status_text: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -218,6 +219,9 @@ class MainScreen(PaperActions, Screen):
         results.replace_option_prompt_at_index(index, self._row(row(paper_id), paper_id, terms))
 
     def _set_status(self, text: str) -> None:
+        if text == self._status_text:
+            return  # an unchanged status must not cost a relayout on every keystroke
+        self._status_text = text
         status = self.query_one("#status", Static)
         status.update(Text(text))
         status.set_class(bool(text), "active")
@@ -234,11 +238,8 @@ class MainScreen(PaperActions, Screen):
 
     def _show_reader(self, paper_id: str | None) -> None:
         reader = self.query_one(ReaderPane)
-        if paper_id is None:
-            reader.show(None)
-            return
-        terms = self.result.terms if self.result else ()
-        reader.show(self.engine.describe(paper_id), terms)
+        terms = tuple(self.result.terms) if self.result else ()
+        reader.show(self.engine.describe(paper_id) if paper_id else None, terms)
 
     def action_open_paper(self) -> None:
         results = self.query_one(ResultsList)

@@ -29,11 +29,17 @@ class ReaderPane(VerticalScroll):
         super().__init__(**kwargs)
         self.text = Text()
         """What the reader currently shows (also handy for tests)."""
+        self._shown: tuple[str | None, tuple[str, ...]] | None = None
 
     def compose(self):
         yield Static(id="paper")
 
     def show(self, description: Description | None, terms: Iterable[str] = ()) -> None:
+        terms = tuple(terms)
+        shown = (description.paper.id if description else None, terms)
+        if shown == self._shown:
+            return  # same paper, same highlights: nothing to redraw
+        self._shown = shown
         body = self.query_one("#paper", Static)
         if description is None:
             self.text = Text("No paper selected.", style="dim")

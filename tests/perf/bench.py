@@ -1,0 +1,370 @@
+"""iclr-reader benchmark: index build, search latency (vs SQLite FTS5), keystroke-to-repaint in the real
+app, start-up against a minimal Textual app, peak memory and markup conversion.
+
+    python tests/perf/bench.py [--corpus PATH ...] [--scale N] [--quick]
+
+Default corpus: every file in ../shared/corpora/paperlists. The last line printed is one JSON object
+with every figure. No thresholds here: compare runs, read the ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import shutil
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from search.corpus import bundled_paths, load_corpus  # noqa: E402
+from search.engine import SearchEngine  # noqa: E402
+from search.markup import _convert_cached  # noqa: E402
+
+PAPERLISTS = ROOT.parent / "shared" / "corpora" / "paperlists"
+
+QUERIES = [
+    # single words
+    "transformer", "diffusion", "reinforcement", "graph", "optimization", "attention", "robustness",
+    "federated", "quantization", "causal", "learning",
+    # two to four words
+    "kv cache", "large language models", "graph neural network", "contrastive learning images",
+    "adversarial examples defense", "bayesian optimization", "variational inference",
+    "meta learning few shot", "neural architecture search", "policy gradient variance",
+    # phrases, prefixes, fuzzy terms, fields, booleans
+    '"generative adversarial networks"', '"gaussian process"',
+    "transf*", "optim*", "diffus*",
+    "wasserstien~2", "convolutonal~1",
+    "title:attention", "author:bengio", "venue:iclr",
+    "graph NOT neural", "(gan OR vae) AND image",
+    # typos that trigger correction
+    "reinforcment learnng", "convolutonal networks", "diffsuion models",
+]
+TYPED = ["kv cache", "graph neural network", "diffusion models", "federated learning privacy", "wasserstien", "attention"]
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return 0.0
+    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def scaled_corpus(files: list[Path], target: int, folder: Path) -> list[Path]:
+    """Replicate the records of files to `target` papers, with fresh ids, into one JSON file."""
+    records = []
+    for path in files:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        records.extend(r for r in data if isinstance(r, dict) and isinstance(r.get("abstract"), str) and r["abstract"].strip())
+    out, copy = [], 0
+    while len(out) < target:
+        for record in records:
+            if len(out) >= target:
+                break
+            out.append({**record, "id": f"{record.get('id', len(out))}-r{copy}"})
+        copy += 1
+    path = folder / f"scaled{target}.json"
+    path.write_text(json.dumps(out), encoding="utf-8")
+    return [path]
+
+
+# -- engine ---------------------------------------------------------------------------------------
+
+
+def bench_build(paths: list[Path], cache: Path) -> dict:
+    corpus = load_corpus(paths)
+    engine = SearchEngine(corpus, cache_dir=cache)
+    started = time.perf_counter()
+    status = engine.ensure_index()
+    build_s = time.perf_counter() - started
+    assert status.built
+    engine.close()
+    started = time.perf_counter()
+    again = SearchEngine(load_corpus(paths), cache_dir=cache)
+    status = again.ensure_index()
+    reopen_s = time.perf_counter() - started
+    assert not status.built, "an unchanged corpus must not be rebuilt"
+    return {"engine": again, "n_papers": len(corpus.papers), "build_s": build_s, "build_docs_per_s": len(corpus.papers) / build_s, "reopen_s": reopen_s}
+
+
+def bench_search(engine: SearchEngine, repeats: int) -> tuple[dict, list[str]]:
+    timings: list[float] = []
+    for query in QUERIES:  # warm-up: first use of each code path
+        engine.search(query, limit=30)
+    for _ in range(repeats):
+        for query in QUERIES:
+            started = time.perf_counter()
+            result = engine.search(query, limit=30)
+            [engine.row(hit.paper_id).headline for hit in result.hits]
+            timings.append((time.perf_counter() - started) * 1000)
+    samples = []
+    for query in ("kv cache", "reinforcment learnng", '"gaussian process"'):
+        result = engine.search(query, limit=3)
+        heads = "; ".join(engine.row(h.paper_id).headline[:60] for h in result.hits)
+        samples.append(f"{query!r} -> {result.total} ({result.corrected or 'as typed'}): {heads}")
+    return {"search_p50_ms": percentile(timings, 50), "search_p95_ms": percentile(timings, 95)}, samples
+
+
+def fts5_query(query: str) -> str:
+    """The same intent in FTS5 syntax: OR of words, phrases, prefixes and columns kept."""
+    query = re.sub(r"~\d*", "", query)
+    query = query.replace("author:", "authors:")
+    tokens = re.findall(r'"[^"]*"|\(|\)|[\w:*]+', query)
+    out = []
+    for token in tokens:
+        if token in ("AND", "OR", "NOT", "(", ")") or token.startswith('"'):
+            out.append(token)
+        else:
+            field, _, word = token.rpartition(":")
+            word = word.replace("*", "")
+            suffix = "*" if token.endswith("*") else ""
+            out.append(f'{field + ":" if field else ""}"{word}"{suffix}' if word else "")
+    joined = " ".join(t for t in out if t)
+    if not re.search(r"\b(AND|OR|NOT)\b", joined):
+        joined = " OR ".join(t for t in out if t)
+    return joined
+
+
+def bench_fts5(engine: SearchEngine, repeats: int) -> dict:
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE VIRTUAL TABLE docs USING fts5(id UNINDEXED, name, title, abstract, authors, keywords, venue, tokenize='porter')")
+    rows = []
+    for paper in engine.papers:
+        description = engine.describe(paper.id)
+        rows.append((paper.id, description.name or "", paper.title or "", description.rendered.text,
+                     "; ".join(paper.authors), "; ".join(paper.keywords), paper.venue or ""))
+    db.executemany("INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+    db.commit()
+    timings = []
+    for _ in range(repeats):
+        for query in QUERIES:
+            started = time.perf_counter()
+            try:
+                hits = db.execute("SELECT id FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT 30", (fts5_query(query),)).fetchall()
+            except sqlite3.OperationalError:
+                hits = []
+            [engine.row(pid).headline for (pid,) in hits]
+            timings.append((time.perf_counter() - started) * 1000)
+    return {"fts5_p50_ms": percentile(timings, 50), "fts5_p95_ms": percentile(timings, 95)}
+
+
+def bench_markup(engine: SearchEngine) -> dict:
+    convert = _convert_cached.__wrapped__
+    timings = []
+    for paper in engine.papers:
+        started = time.perf_counter()
+        convert(paper.abstract)
+        timings.append((time.perf_counter() - started) * 1000)
+    return {"markup_p50_ms": percentile(timings, 50), "markup_p99_ms": percentile(timings, 99), "markup_mean_ms": statistics.fmean(timings)}
+
+
+# -- the app --------------------------------------------------------------------------------------
+
+
+def bench_keystrokes(engine: SearchEngine, queries: list[str]) -> dict:
+    """Key event in, until the screen has been painted with that query's results.
+
+    Keys go straight to the driver (Pilot.press adds ~100 ms of idle-waiting of its own); a paint
+    is an App._display call, which is where a real terminal would be written to."""
+    from textual import events
+
+    from tui.app import ReaderApp
+    from tui.widgets.search_box import SearchBox
+
+    async def run() -> list[float]:
+        timings = []
+        app = ReaderApp(engine)
+        async with app.run_test(size=(140, 40)) as pilot:
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            painted: list[float] = []
+            display = app._display
+
+            def recording_display(screen, renderable):
+                painted.append(time.perf_counter())
+                return display(screen, renderable)
+
+            app._display = recording_display
+            box = app.screen.query_one(SearchBox)
+            for query in queries:
+                box.value = ""
+                await pilot.pause()
+                for index, ch in enumerate(query):
+                    expected = query[: index + 1]
+                    key = "space" if ch == " " else ch
+                    started = time.perf_counter()
+                    app._driver.send_message(events.Key(key, ch))
+                    shown_at = None
+                    while time.perf_counter() - started < 10:
+                        await asyncio.sleep(0.0002)
+                        result = app.screen.result
+                        current = box.value.strip()
+                        typed = box.value == expected
+                        if shown_at is None and typed and result is not None and result.query == current:
+                            shown_at = time.perf_counter()
+                        if shown_at is not None and painted and painted[-1] >= shown_at:
+                            break
+                    timings.append((painted[-1] - started) * 1000)
+        return timings
+
+    timings = asyncio.run(run())
+    return {"keystroke_p50_ms": percentile(timings, 50), "keystroke_p95_ms": percentile(timings, 95)}
+
+
+MINIMAL_APP = '''
+import json, sys
+from textual.app import App
+from textual.widgets import Input, OptionList, Static
+class Minimal(App):
+    def compose(self):
+        yield Input(placeholder="search")
+        yield Static("ready")
+        titles = []
+        for path in sys.argv[1:]:
+            text = open(path, encoding="utf-8").read()
+            if path.endswith(".json"):
+                titles += [r.get("title") or r["abstract"][:80] for r in json.loads(text) if r.get("abstract")]
+            else:
+                titles += [p.strip()[:80] for p in text.split("\\n\\n")[1:] if p.strip()]
+        yield OptionList(*titles)
+Minimal().run()
+'''
+
+
+def first_frame_seconds(argv: list[str], needle: str, env: dict, rss: bool = False) -> tuple[float, float | None]:
+    """Wall time from spawning argv in a pseudo-terminal until `needle` is on the screen."""
+    import pexpect
+    import pyte
+
+    screen = pyte.Screen(140, 40)
+    stream = pyte.ByteStream(screen)
+    started = time.perf_counter()
+    child = pexpect.spawn(argv[0], argv[1:], env=env, dimensions=(40, 140))
+    elapsed = None
+    deadline = started + 120
+    while time.perf_counter() < deadline:
+        try:
+            stream.feed(child.read_nonblocking(65536, timeout=0.01))
+        except pexpect.TIMEOUT:
+            pass
+        except pexpect.EOF:
+            break
+        if needle in "\n".join(screen.display):
+            elapsed = time.perf_counter() - started
+            break
+    peak = None
+    if rss and elapsed is not None:
+        for query in ("graph neural network", "diffusion"):
+            for ch in query:
+                child.send(ch)
+                time.sleep(0.02)
+            time.sleep(0.5)
+            child.send("\x1b")
+        time.sleep(0.5)
+        status = Path(f"/proc/{child.pid}/status").read_text()
+        peak = int(re.search(r"VmHWM:\s+(\d+)", status).group(1)) / 1024
+    child.terminate(force=True)
+    child.close()
+    if elapsed is None:
+        raise RuntimeError(f"{argv[0]}: {needle!r} never appeared:\n" + "\n".join(screen.display))
+    return elapsed, peak
+
+
+def bench_startup(paths: list[Path], env: dict, repeats: int, rss: bool) -> dict:
+    command = str(Path(sys.executable).parent / "iclr-reader")
+    if not Path(command).exists():
+        command = shutil.which("iclr-reader") or command
+    corpus_args = [arg for path in paths for arg in ("--corpus", str(path))]
+    n = len(load_corpus(paths).papers)
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as script:
+        script.write(MINIMAL_APP)
+    ours, floor, peak = [], [], None
+    needle = f"{n:,} paper"
+    for i in range(repeats):
+        seconds, measured = first_frame_seconds([command, *corpus_args], needle, env, rss=rss and i == 0)
+        ours.append(seconds)
+        peak = measured if measured is not None else peak
+        floor.append(first_frame_seconds([sys.executable, script.name, *map(str, paths)], "ready", env)[0])
+    os.unlink(script.name)
+    return {"startup_s": statistics.median(ours), "textual_floor_s": statistics.median(floor), "rss_mb": peak}
+
+
+# -- main -----------------------------------------------------------------------------------------
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", action="append", type=Path, help="corpus file (repeatable)")
+    parser.add_argument("--scale", type=int, help="replicate the corpus with fresh ids to N papers")
+    parser.add_argument("--quick", action="store_true", help="bundled corpus, few repeats (keeps the script working in CI)")
+    args = parser.parse_args()
+
+    workdir = Path(tempfile.mkdtemp(prefix="iclr-bench-"))
+    env = {**os.environ, "XDG_CACHE_HOME": str(workdir / "cache"), "XDG_DATA_HOME": str(workdir / "data"), "TERM": "xterm-256color"}
+    os.environ.update({k: env[k] for k in ("XDG_CACHE_HOME", "XDG_DATA_HOME")})
+    if args.quick:
+        paths = args.corpus or bundled_paths()
+    else:
+        paths = args.corpus or sorted(PAPERLISTS.glob("*.json"))
+        if not paths:
+            parser.error(f"no corpus given and none found at {PAPERLISTS}")
+    if args.scale:
+        paths = scaled_corpus(paths, args.scale, workdir)
+    repeats = 1 if args.quick else 3
+
+    figures: dict = {}
+    build = bench_build(paths, workdir / "cache" / "iclr-reader")
+    engine = build.pop("engine")
+    figures.update(build)
+    search, samples = bench_search(engine, repeats)
+    figures.update(search)
+    figures.update(bench_fts5(engine, repeats))
+    figures["search_vs_fts5_p50"] = figures["search_p50_ms"] / max(figures["fts5_p50_ms"], 1e-6)
+    figures["search_vs_fts5_p95"] = figures["search_p95_ms"] / max(figures["fts5_p95_ms"], 1e-6)
+    figures.update(bench_markup(engine))
+    figures.update(bench_keystrokes(engine, TYPED[:2] if args.quick else TYPED))
+    engine.close()
+    figures.update(bench_startup(paths, env, 1 if args.quick else 3, rss=True))
+    figures["startup_ratio"] = figures["startup_s"] / figures["textual_floor_s"]
+    if not args.quick and not args.scale and not args.corpus:
+        small = bench_startup(bundled_paths(), env, 3, rss=False)
+        figures.update({"startup_38_s": small["startup_s"], "textual_floor_38_s": small["textual_floor_s"],
+                        "startup_38_ratio": small["startup_s"] / small["textual_floor_s"]})
+    shutil.rmtree(workdir, ignore_errors=True)
+
+    print(f"iclr-reader benchmark: {figures['n_papers']:,} papers" + (" (quick)" if args.quick else ""))
+    rows = [
+        ("index build (cold)", f"{figures['build_s']:.2f} s", f"{figures['build_docs_per_s']:.0f} docs/s"),
+        ("index re-open (unchanged)", f"{figures['reopen_s'] * 1000:.0f} ms", "no rebuild"),
+        ("engine search p50 / p95", f"{figures['search_p50_ms']:.1f} / {figures['search_p95_ms']:.1f} ms", f"{len(QUERIES)} queries x {repeats}, top 30"),
+        ("SQLite FTS5 p50 / p95", f"{figures['fts5_p50_ms']:.1f} / {figures['fts5_p95_ms']:.1f} ms",
+         f"ours/FTS5 {figures['search_vs_fts5_p50']:.1f}x / {figures['search_vs_fts5_p95']:.1f}x"),
+        ("keystroke to repaint p50 / p95", f"{figures['keystroke_p50_ms']:.1f} / {figures['keystroke_p95_ms']:.1f} ms", "Pilot, typed char by char"),
+        ("first frame: iclr-reader / minimal Textual", f"{figures['startup_s']:.2f} / {figures['textual_floor_s']:.2f} s", f"ratio {figures['startup_ratio']:.2f}"),
+    ]
+    if "startup_38_s" in figures:
+        rows.append(("first frame at 38 papers", f"{figures['startup_38_s']:.2f} / {figures['textual_floor_38_s']:.2f} s", f"ratio {figures['startup_38_ratio']:.2f}"))
+    rows += [
+        ("app peak RSS", f"{figures['rss_mb']:.0f} MB" if figures["rss_mb"] else "n/a", "VmHWM after start and two searches"),
+        ("markup conversion p50 / p99", f"{figures['markup_p50_ms']:.3f} / {figures['markup_p99_ms']:.2f} ms", "per abstract, uncached"),
+    ]
+    width = max(len(r[0]) for r in rows)
+    for name, value, note in rows:
+        print(f"  {name:<{width}}  {value:>18}  {note}")
+    for sample in samples:
+        print(f"  sample: {sample}")
+    print(json.dumps({key: round(value, 4) if isinstance(value, float) else value for key, value in figures.items()}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
