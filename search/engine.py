@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
@@ -23,6 +25,10 @@ class Row:
     name: str | None
     headline: str
     has_code: bool
+
+
+CHILD_BUILD_MIN_PAPERS = 3000
+"""From this size on, the index is built by a two-process child (about twice as fast)."""
 
 
 class UnknownPaper(KeyError):
@@ -96,29 +102,49 @@ class SearchEngine:
         with self._lock:
             root = (self._cache_dir or paths.cache_dir()) / "index"
             location = index_module.locate(root, self.corpus.sources, self.papers)
-            ix = None if rebuild else index_module.open_existing(location)
+            opened = None if rebuild else index_module.open_existing(location)
             status = IndexStatus(False, location.path)
-            if ix is None:
+            if opened is None and len(self.papers) >= CHILD_BUILD_MIN_PAPERS:
+                opened = self._build_in_child(root, location, on_progress, cancel)
+                status = IndexStatus(True, location.path)
+            if opened is None:
                 descriptions = index_module.Descriptions(self.papers, self.describe)
                 try:
-                    ix = index_module.build(location, descriptions, on_progress, cancel)
+                    opened = index_module.build(location, descriptions, on_progress, cancel)
                     status = IndexStatus(True, location.path)
                 except OSError as error:
-                    ix = index_module.build_in_memory(descriptions, on_progress, cancel)
+                    opened = index_module.build_in_memory(descriptions, on_progress, cancel)
                     reason = error.strerror or str(error)
                     status = IndexStatus(True, None, f"index kept in memory: cannot write {root} ({reason})")
-            self._load_rows(ix)
+            self._stored_rows = {key: Row(*row) for key, row in opened.rows.items()}
             if self._runner is not None:
                 self._runner.close()
-            self._runner = QueryRunner(ix)
+            self._runner = QueryRunner(opened.ix, opened.words)
             return status
 
-    def _load_rows(self, ix) -> None:
-        with ix.searcher() as searcher:
-            self._stored_rows = {
-                fields["id"]: Row(fields.get("name") or None, fields.get("headline", ""), bool(fields.get("has_code")))
-                for fields in searcher.all_stored_fields()
-            }
+    def _build_in_child(self, root: Path, location, on_progress, cancel) -> "index_module.OpenIndex | None":
+        """Build with two processes in a fresh child (see search/build.py); None if that did not work."""
+        sources = self.corpus.sources
+        if not sources or not all(Path(source).is_file() for source in sources):
+            return None
+        child = subprocess.Popen(
+            [sys.executable, "-m", "search.build", "--cache", str(root), *sources],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True,
+        )
+        try:
+            for line in child.stdout:
+                if cancel is not None and cancel.is_set():
+                    raise index_module.IndexCancelled
+                parts = line.split()
+                if on_progress is not None and len(parts) == 3 and parts[0] == "progress":
+                    on_progress(int(parts[1]), int(parts[2]))
+            child.wait()
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+            child.stdout.close()
+        return index_module.open_existing(location) if child.returncode == 0 else None
 
     # -- queries ------------------------------------------------------------------------------
 

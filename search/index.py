@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -67,7 +69,23 @@ def locate(root: Path, sources: Sequence[str], papers: Sequence[Paper]) -> Index
     return IndexLocation(root, set_hash, content.hexdigest()[:16])
 
 
-def open_existing(location: IndexLocation):
+@dataclass(frozen=True)
+class OpenIndex:
+    """An open Whoosh index plus its side data, read without touching Whoosh's stored fields."""
+
+    ix: object
+    rows: dict[str, tuple[str | None, str, bool]]
+    """paper id -> (name, headline, has_code): the result list, without markup conversion."""
+    words: list[str]
+    """Sorted vocabulary of the plain texts, for spelling correction."""
+
+
+ROWS_FILE = "rows.json"
+WORDS_FILE = "words.txt"
+_WORD = re.compile(r"[^\W\d_]{3,}")
+
+
+def open_existing(location: IndexLocation) -> OpenIndex | None:
     """The index if a complete one exists for exactly this content, else None."""
     if not location.path.is_dir():
         return None
@@ -75,7 +93,9 @@ def open_existing(location: IndexLocation):
         ix = whoosh_index.open_dir(str(location.path))
         with ix.searcher() as searcher:
             searcher.doc_count()
-        return ix
+        rows = json.loads((location.path / ROWS_FILE).read_text(encoding="utf-8"))
+        words = (location.path / WORDS_FILE).read_text(encoding="utf-8").split("\n")
+        return OpenIndex(ix, {key: (name, headline, code) for key, (name, headline, code) in rows.items()}, words)
     except Exception:  # noqa: BLE001 - a damaged index is rebuilt, never trusted
         return None
 
@@ -85,20 +105,28 @@ def build(
     descriptions: "Descriptions",
     on_progress: Progress | None = None,
     cancel: threading.Event | None = None,
-):
-    """Build into a sibling temp dir, then rename it into place so readers never see half an index."""
+    procs: int = 1,
+) -> OpenIndex:
+    """Build into a sibling temp dir, then rename it into place so readers never see half an index.
+
+    procs=2 uses Whoosh's two-process writer: only from a process that runs no threads (build.py)."""
     location.root.mkdir(parents=True, exist_ok=True)
     temporary = Path(tempfile.mkdtemp(prefix=f".{location.path.name}.", dir=location.root))
     try:
         ix = whoosh_index.create_in(str(temporary), build_schema())
-        _fill(ix, descriptions, on_progress, cancel)
+        rows, words = _fill(ix, descriptions, on_progress, cancel, procs)
         ix.close()
+        (temporary / ROWS_FILE).write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
+        (temporary / WORDS_FILE).write_text("\n".join(words), encoding="utf-8")
         _swap_in(temporary, location)
     except BaseException:
         shutil.rmtree(temporary, ignore_errors=True)
         raise
     _remove_stale(location)
-    return whoosh_index.open_dir(str(location.path))
+    opened = open_existing(location)
+    if opened is None:
+        raise OSError(f"the index at {location.path} could not be opened after building it")
+    return opened
 
 
 def _swap_in(temporary: Path, location: IndexLocation) -> None:
@@ -116,40 +144,43 @@ def _swap_in(temporary: Path, location: IndexLocation) -> None:
     shutil.rmtree(damaged, ignore_errors=True)
 
 
-def build_in_memory(descriptions: "Descriptions", on_progress: Progress | None = None, cancel=None):
+def build_in_memory(descriptions: "Descriptions", on_progress: Progress | None = None, cancel=None) -> OpenIndex:
     """An index that lives only in RAM: used when the cache dir cannot be written."""
     ix = RamStorage().create_index(build_schema())
-    _fill(ix, descriptions, on_progress, cancel)
-    return ix
+    rows, words = _fill(ix, descriptions, on_progress, cancel)
+    return OpenIndex(ix, rows, words)
 
 
-def _fill(ix, descriptions: "Descriptions", on_progress: Progress | None, cancel) -> None:
-    writer = ix.writer(limitmb=256)
+def _fill(ix, descriptions: "Descriptions", on_progress: Progress | None, cancel, procs: int = 1):
+    """Add every paper; returns the result-list rows and the sorted vocabulary."""
+    writer = ix.writer(limitmb=512, procs=procs, multisegment=procs > 1)
     total = len(descriptions)
+    rows: dict[str, tuple[str | None, str, bool]] = {}
+    vocabulary: set[str] = set()
     try:
         for done, description in enumerate(descriptions, 1):
             if cancel is not None and cancel.is_set():
                 raise IndexCancelled
             paper = description.paper
+            text = searchable(description.rendered.text)
             writer.add_document(
                 id=paper.id,
                 name=description.name or "",
                 title=paper.title or "",
-                abstract=searchable(description.rendered.text),
+                abstract=text,
                 authors=" ; ".join(paper.authors),
                 keywords=" ; ".join(paper.keywords),
                 venue=paper.venue or "",
-                headline=description.headline,
-                has_code=description.has_code,
             )
+            rows[paper.id] = (description.name, description.headline, description.has_code)
+            vocabulary.update(_WORD.findall(f"{paper.title or ''} {text}".lower()))
             if on_progress is not None and (done % 100 == 0 or done == total):
                 on_progress(done, total)
         writer.commit()
     except BaseException:
         writer.cancel()
         raise
-
-
+    return rows, sorted(vocabulary)
 def _remove_stale(location: IndexLocation) -> None:
     """Older builds of the same corpus set, and temp dirs abandoned by killed builds, are not needed."""
     now = time.time()

@@ -12,6 +12,7 @@ from itertools import islice
 
 from whoosh import qparser
 from whoosh import query as wq
+from whoosh.spelling import ListCorrector
 
 from search.models import Hit, SearchResult
 from search.schema import ANALYZER
@@ -29,8 +30,9 @@ _PLAIN_WORD = re.compile(r"(?<![\w:*~])[^\W\d_]+(?![\w:*~])")
 class QueryRunner:
     """One long-lived searcher reused across queries; thread-safe through a lock."""
 
-    def __init__(self, ix) -> None:
+    def __init__(self, ix, words: list[str] | None = None) -> None:
         self._ix = ix
+        self._corrector = ListCorrector(words or [])
         self._lock = threading.Lock()
         self._searcher = ix.searcher()
         self._parser = qparser.MultifieldParser(list(SEARCH_FIELDS), ix.schema, group=qparser.OrGroup.factory(0.9))
@@ -139,14 +141,28 @@ class QueryRunner:
                 return word
             # One edit for short words: `textbf` must not turn into `text`, `wasserstien` may be fixed.
             maxdist = 2 if len(word) >= 8 else 1
-            suggestions = self._searcher.suggest("abstract", word.lower(), limit=1, maxdist=maxdist, prefix=1)
-            if not suggestions or suggestions[0] == word.lower():
+            best = self._closest(reader, word.lower(), maxdist)
+            if best is None:
                 return word
             changed = True
-            return suggestions[0]
+            return best
 
         corrected = _PLAIN_WORD.sub(fix, text)
         return corrected if changed else None
+
+    def _closest(self, reader, word: str, maxdist: int) -> str | None:
+        """The nearest vocabulary word, nearer edits first, then the one in most abstracts."""
+        best: tuple[int, int, str] | None = None
+        for distance in range(1, maxdist + 1):
+            for candidate in self._corrector.suggest(word, limit=20, maxdist=distance, prefix=1):
+                stems = [token.text for token in ANALYZER(candidate)]
+                frequency = max((reader.doc_frequency("abstract", stem) for stem in stems), default=0)
+                key = (distance, -frequency, candidate)
+                if candidate != word and frequency and (best is None or key < best):
+                    best = key
+            if best is not None:
+                return best[2]
+        return None
 
 
 def _word_being_typed(text: str) -> str | None:

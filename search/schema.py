@@ -3,24 +3,23 @@
 from __future__ import annotations
 
 from whoosh.analysis import StandardAnalyzer, StemmingAnalyzer
-from whoosh.fields import ID, STORED, TEXT, Schema
+from whoosh.fields import ID, TEXT, Schema
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 ANALYZER = StemmingAnalyzer()
 """Shared by indexing, querying and highlighting so all three agree on what a term is."""
 
 
 def build_schema() -> Schema:
-    # Only ids and what the result list shows are stored; abstracts are served from memory.
+    # Only ids are stored: result-list rows and the spelling vocabulary are side files (index.py),
+    # abstracts are served from memory.
     return Schema(
         id=ID(stored=True, unique=True),
-        name=TEXT(analyzer=ANALYZER, stored=True, field_boost=3.0),
+        name=TEXT(analyzer=ANALYZER, field_boost=3.0),
         title=TEXT(analyzer=ANALYZER, field_boost=2.0),
-        abstract=TEXT(analyzer=ANALYZER, spelling=True),
+        abstract=TEXT(analyzer=ANALYZER),
         authors=TEXT(analyzer=StandardAnalyzer(stoplist=None), field_boost=1.5),
         keywords=TEXT(analyzer=ANALYZER, field_boost=1.5),
         venue=TEXT(analyzer=StandardAnalyzer(stoplist=None)),
-        headline=STORED(),
-        has_code=STORED(),
     )

@@ -54,6 +54,8 @@ class MainScreen(PaperActions, Screen):
         self.opened: set[str] = set()
         self._open_after_fill: str | None = None
         self._status_text: str | None = None
+        self._searching = False
+        self._wanted_query = ""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -125,6 +127,8 @@ class MainScreen(PaperActions, Screen):
                 self.post_message(IndexFailed(f"{type(error).__name__}: {error}"))
             else:
                 self.notify(f"{type(error).__name__}: {error}", title="Search failed", severity="error", markup=False)
+        if event.worker.group == "search" and event.state in (WorkerState.ERROR, WorkerState.CANCELLED):
+            self._search_done()
 
     # -- search -------------------------------------------------------------------------------
 
@@ -140,7 +144,17 @@ class MainScreen(PaperActions, Screen):
             self._set_status("Indexing… results appear as soon as the index is ready")
 
     def _start_search(self, text: str) -> None:
-        self.run_search(text)
+        """One search at a time; while one runs, only the newest query waits (typing skips the rest)."""
+        self._wanted_query = text
+        if not self._searching:
+            self._searching = True
+            self.run_search(text)
+
+    def _search_done(self) -> None:
+        self._searching = False
+        wanted = self._wanted_query
+        if wanted.strip() and wanted == self.query_one(SearchBox).value and (self.result is None or self.result.query != " ".join(wanted.split())):
+            self._start_search(wanted)
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
     def run_search(self, text: str) -> None:
@@ -149,9 +163,10 @@ class MainScreen(PaperActions, Screen):
             self.post_message(SearchFinished(text, result))
 
     def on_search_finished(self, message: SearchFinished) -> None:
-        if message.query != self.query_one(SearchBox).value:
-            return  # an outdated query: its results must never be shown
-        self._show_result(message.result)
+        if message.query == self.query_one(SearchBox).value:
+            self._show_result(message.result)
+        # else: an outdated query, whose results must never be shown
+        self._search_done()
 
     def _show_all(self) -> None:
         self.result = None
