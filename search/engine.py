@@ -56,6 +56,7 @@ class SearchEngine:
         self._by_id = {paper.id: paper for paper in corpus.papers}
         self._cache_dir = cache_dir
         self._runner: QueryRunner | None = None
+        self._location = None
         self._lock = threading.Lock()
         self._stored_rows: dict[str, Row] = {}
         self.describe = lru_cache(maxsize=None)(self._describe)
@@ -102,6 +103,8 @@ class SearchEngine:
         with self._lock:
             root = (self._cache_dir or paths.cache_dir()) / "index"
             location = index_module.locate(root, self.corpus.sources, self.papers)
+            if self._runner is not None and not rebuild and location == self._location:
+                return IndexStatus(False, location.path)  # already open: reopening would only add risk
             opened = None if rebuild else index_module.open_existing(location)
             status = IndexStatus(False, location.path)
             if opened is None and len(self.papers) >= CHILD_BUILD_MIN_PAPERS:
@@ -119,7 +122,8 @@ class SearchEngine:
             self._stored_rows = {key: Row(*row) for key, row in opened.rows.items()}
             if self._runner is not None:
                 self._runner.close()
-            self._runner = QueryRunner(opened.ix, opened.words)
+            self._runner = QueryRunner(opened.ix, opened.words, opened.counts)
+            self._location = location
             return status
 
     def _build_in_child(self, root: Path, location, on_progress, cancel) -> "index_module.OpenIndex | None":

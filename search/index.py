@@ -9,6 +9,7 @@ import re
 import shutil
 import tempfile
 import threading
+from collections import Counter
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,7 +78,9 @@ class OpenIndex:
     rows: dict[str, tuple[str | None, str, bool]]
     """paper id -> (name, headline, has_code): the result list, without markup conversion."""
     words: list[str]
-    """Sorted vocabulary of the plain texts, for spelling correction."""
+    """Sorted vocabulary of the plain texts, for spelling correction and completing typed words."""
+    counts: list[int]
+    """In how many papers each word of `words` occurs."""
 
 
 ROWS_FILE = "rows.json"
@@ -94,8 +97,10 @@ def open_existing(location: IndexLocation) -> OpenIndex | None:
         with ix.searcher() as searcher:
             searcher.doc_count()
         rows = json.loads((location.path / ROWS_FILE).read_text(encoding="utf-8"))
-        words = (location.path / WORDS_FILE).read_text(encoding="utf-8").split("\n")
-        return OpenIndex(ix, {key: (name, headline, code) for key, (name, headline, code) in rows.items()}, words)
+        lines = (location.path / WORDS_FILE).read_text(encoding="utf-8").splitlines()
+        words, counts = zip(*(line.split("\t") for line in lines)) if lines else ((), ())
+        rows_by_id = {key: (name, headline, code) for key, (name, headline, code) in rows.items()}
+        return OpenIndex(ix, rows_by_id, list(words), [int(count) for count in counts])
     except Exception:  # noqa: BLE001 - a damaged index is rebuilt, never trusted
         return None
 
@@ -114,10 +119,11 @@ def build(
     temporary = Path(tempfile.mkdtemp(prefix=f".{location.path.name}.", dir=location.root))
     try:
         ix = whoosh_index.create_in(str(temporary), build_schema())
-        rows, words = _fill(ix, descriptions, on_progress, cancel, procs)
+        rows, vocabulary = _fill(ix, descriptions, on_progress, cancel, procs)
         ix.close()
         (temporary / ROWS_FILE).write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
-        (temporary / WORDS_FILE).write_text("\n".join(words), encoding="utf-8")
+        words = "".join(f"{word}\t{count}\n" for word, count in sorted(vocabulary.items()))
+        (temporary / WORDS_FILE).write_text(words, encoding="utf-8")
         _swap_in(temporary, location)
     except BaseException:
         shutil.rmtree(temporary, ignore_errors=True)
@@ -147,16 +153,17 @@ def _swap_in(temporary: Path, location: IndexLocation) -> None:
 def build_in_memory(descriptions: "Descriptions", on_progress: Progress | None = None, cancel=None) -> OpenIndex:
     """An index that lives only in RAM: used when the cache dir cannot be written."""
     ix = RamStorage().create_index(build_schema())
-    rows, words = _fill(ix, descriptions, on_progress, cancel)
-    return OpenIndex(ix, rows, words)
+    rows, vocabulary = _fill(ix, descriptions, on_progress, cancel)
+    words = sorted(vocabulary)
+    return OpenIndex(ix, rows, words, [vocabulary[word] for word in words])
 
 
 def _fill(ix, descriptions: "Descriptions", on_progress: Progress | None, cancel, procs: int = 1):
-    """Add every paper; returns the result-list rows and the sorted vocabulary."""
+    """Add every paper; returns the result-list rows and each word's number of papers."""
     writer = ix.writer(limitmb=512, procs=procs, multisegment=procs > 1)
     total = len(descriptions)
     rows: dict[str, tuple[str | None, str, bool]] = {}
-    vocabulary: set[str] = set()
+    vocabulary: Counter[str] = Counter()
     try:
         for done, description in enumerate(descriptions, 1):
             if cancel is not None and cancel.is_set():
@@ -173,14 +180,14 @@ def _fill(ix, descriptions: "Descriptions", on_progress: Progress | None, cancel
                 venue=paper.venue or "",
             )
             rows[paper.id] = (description.name, description.headline, description.has_code)
-            vocabulary.update(_WORD.findall(f"{paper.title or ''} {text}".lower()))
+            vocabulary.update(set(_WORD.findall(f"{paper.title or ''} {text}".lower())))
             if on_progress is not None and (done % 100 == 0 or done == total):
                 on_progress(done, total)
         writer.commit()
     except BaseException:
         writer.cancel()
         raise
-    return rows, sorted(vocabulary)
+    return rows, vocabulary
 def _remove_stale(location: IndexLocation) -> None:
     """Older builds of the same corpus set, and temp dirs abandoned by killed builds, are not needed."""
     now = time.time()

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 import threading
+from bisect import bisect_left
+from heapq import nlargest
 from itertools import islice
 
 from whoosh import qparser
@@ -19,8 +21,10 @@ from search.schema import ANALYZER
 
 SEARCH_FIELDS = ("name", "title", "abstract", "keywords", "authors")
 FIELD_ALIASES = {"authors": ["author", "by"], "keywords": ["keyword", "kw"], "abstract": ["text"]}
-MAX_PREFIX_EXPANSIONS = 64
+MAX_PREFIX_EXPANSIONS = 24
 """A short prefix like `ge*` expands to thousands of terms; only the most frequent are searched."""
+COMPLETIONS = 4
+"""While a word is being typed, it also matches its few most common completions."""
 _OPERATORS = {"AND", "OR", "NOT", "ANDNOT", "ANDMAYBE"}
 _WORD = re.compile(r"[^\W_][\w'-]*")
 # Words that are not field names, fuzzy terms or prefixes: the ones spelling correction may touch.
@@ -30,9 +34,11 @@ _PLAIN_WORD = re.compile(r"(?<![\w:*~])[^\W\d_]+(?![\w:*~])")
 class QueryRunner:
     """One long-lived searcher reused across queries; thread-safe through a lock."""
 
-    def __init__(self, ix, words: list[str] | None = None) -> None:
+    def __init__(self, ix, words: list[str] | None = None, counts: list[int] | None = None) -> None:
         self._ix = ix
-        self._corrector = ListCorrector(words or [])
+        self._words = words or []
+        self._counts = counts or [1] * len(self._words)
+        self._corrector = ListCorrector(self._words)
         self._lock = threading.Lock()
         self._searcher = ix.searcher()
         self._parser = qparser.MultifieldParser(list(SEARCH_FIELDS), ix.schema, group=qparser.OrGroup.factory(0.9))
@@ -54,7 +60,7 @@ class QueryRunner:
             return SearchResult(text, (), 0)
         typing = _word_being_typed(as_typed) if partial else None
         with self._lock:
-            query, notice = self._parse(text if typing is None else f"{text[: -len(typing)]}({typing} OR {typing}*)")
+            query, notice = self._parse(text if typing is None else text[: -len(typing)] + self._completed(typing))
             hits, total, terms = self._execute(query, limit)
             # A word the index has never seen is most likely a typo, even when other words matched.
             # Correct the word being typed only once nothing at all matches it.
@@ -149,6 +155,21 @@ class QueryRunner:
 
         corrected = _PLAIN_WORD.sub(fix, text)
         return corrected if changed else None
+
+    def completions(self, prefix: str, limit: int = COMPLETIONS) -> list[str]:
+        """The words starting with prefix that occur in the most papers."""
+        prefix = prefix.lower()
+        start = bisect_left(self._words, prefix)
+        end = bisect_left(self._words, prefix + "\uffff", start)
+        candidates = range(start, end)
+        best = nlargest(limit + 1, candidates, key=self._counts.__getitem__)
+        return [self._words[i] for i in best if self._words[i] != prefix][:limit]
+
+    def _completed(self, typing: str) -> str:
+        """The word being typed, or its most common completions: never an unbounded prefix query."""
+        if len(typing) < 3:
+            return typing
+        return "(" + " OR ".join([typing, *self.completions(typing)]) + ")"
 
     def _closest(self, reader, word: str, maxdist: int) -> str | None:
         """The nearest vocabulary word, nearer edits first, then the one in most abstracts."""

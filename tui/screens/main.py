@@ -54,8 +54,10 @@ class MainScreen(PaperActions, Screen):
         self.opened: set[str] = set()
         self._open_after_fill: str | None = None
         self._status_text: str | None = None
-        self._searching = False
+        self._running_query: str | None = None
+        """The query being searched in the worker, if any."""
         self._wanted_query = ""
+        """The newest query typed: searched as soon as the running search is done."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -127,7 +129,7 @@ class MainScreen(PaperActions, Screen):
                 self.post_message(IndexFailed(f"{type(error).__name__}: {error}"))
             else:
                 self.notify(f"{type(error).__name__}: {error}", title="Search failed", severity="error", markup=False)
-        if event.worker.group == "search" and event.state in (WorkerState.ERROR, WorkerState.CANCELLED):
+        if event.worker.group == "search" and event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
             self._search_done()
 
     # -- search -------------------------------------------------------------------------------
@@ -135,6 +137,7 @@ class MainScreen(PaperActions, Screen):
     @on(Input.Changed, "#search")
     def query_changed(self, event: Input.Changed) -> None:
         if not event.value.strip():
+            self._wanted_query = ""
             self.workers.cancel_group(self, "search")
             self._show_all()
             return
@@ -146,17 +149,17 @@ class MainScreen(PaperActions, Screen):
     def _start_search(self, text: str) -> None:
         """One search at a time; while one runs, only the newest query waits (typing skips the rest)."""
         self._wanted_query = text
-        if not self._searching:
-            self._searching = True
+        if self._running_query is None:
+            self._running_query = text
             self.run_search(text)
 
     def _search_done(self) -> None:
-        self._searching = False
+        finished, self._running_query = self._running_query, None
         wanted = self._wanted_query
-        if wanted.strip() and wanted == self.query_one(SearchBox).value and (self.result is None or self.result.query != " ".join(wanted.split())):
+        if wanted.strip() and wanted != finished:
             self._start_search(wanted)
 
-    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
+    @work(thread=True, group="search", exit_on_error=False)
     def run_search(self, text: str) -> None:
         result = self.engine.search(text, limit=RESULT_LIMIT, partial=True)
         if not get_current_worker().is_cancelled:
@@ -166,7 +169,6 @@ class MainScreen(PaperActions, Screen):
         if message.query == self.query_one(SearchBox).value:
             self._show_result(message.result)
         # else: an outdated query, whose results must never be shown
-        self._search_done()
 
     def _show_all(self) -> None:
         self.result = None
