@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from textual.command import CommandPalette
 
 from tests.tui.conftest import settle
@@ -322,3 +324,28 @@ async def test_progress_is_shown_while_the_index_builds(engine_for):
         assert not app.screen.query_one("#progress").has_class("active")
         await type_query(pilot, app, "number")
         assert app.sub_title.startswith("TEST 2024 · 300 matches")
+
+
+async def test_fast_typing_runs_one_search_at_a_time_and_shows_the_last_query(make_app, seed_engine, monkeypatch):
+    from textual import events
+
+    calls = []
+    original = seed_engine.search
+
+    def counting(text, limit=50, partial=False):
+        calls.append(text)
+        time.sleep(0.03)  # as slow as a search over a large corpus
+        return original(text, limit, partial)
+
+    monkeypatch.setattr(seed_engine, "search", counting)
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        for ch in "graph neural network":
+            app._driver.send_message(events.Key("space" if ch == " " else ch, ch))
+        await settle(pilot, app)
+        await pilot.pause(0.2)
+        await settle(pilot, app)
+        assert app.screen.result.query == "graph neural network"
+        assert calls[-1] == "graph neural network"
+        assert len(calls) <= len("graph neural network")  # never a storm of repeated searches
