@@ -152,12 +152,13 @@ class SearchEngine:
 
     # -- queries ------------------------------------------------------------------------------
 
-    def search(self, text: str, limit: int = 50, partial: bool = False) -> SearchResult:
-        """Ranked hits for a query; `partial` treats an unfinished last word as a prefix too."""
+    def search(self, text: str, limit: int = 50, partial: bool = False, hit_terms: bool = True) -> SearchResult:
+        """Ranked hits for a query; `partial`: the last word is still being typed; `hit_terms`: fill
+        each hit's matched terms (the result's own `terms` are always there, for highlighting)."""
         if self._runner is None:
             self.ensure_index()
         assert self._runner is not None
-        return self._runner.run(text, limit, partial)
+        return self._runner.run(text, limit, partial, hit_terms)
 
     def close(self) -> None:
         if self._runner is not None:

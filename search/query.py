@@ -39,6 +39,7 @@ class QueryRunner:
         self._words = words or []
         self._counts = counts or [1] * len(self._words)
         self._corrector = ListCorrector(self._words)
+        self._id_column = None
         self._lock = threading.Lock()
         self._searcher = ix.searcher()
         self._parser = qparser.MultifieldParser(list(SEARCH_FIELDS), ix.schema, group=qparser.OrGroup.factory(0.9))
@@ -52,31 +53,38 @@ class QueryRunner:
         with self._lock:
             self._searcher.close()
 
-    def run(self, text: str, limit: int = 50, partial: bool = False) -> SearchResult:
-        """Run a query. With `partial`, the last word is still being typed and also matches as a prefix."""
+    def run(self, text: str, limit: int = 50, partial: bool = False, hit_terms: bool = True) -> SearchResult:
+        """Run a query. With `partial`, the last word is still being typed and also matches its
+        completions; `hit_terms=False` skips each hit's matched terms (about 10% faster)."""
         as_typed = text
         text = " ".join(text.split())
         if not _WORD.search(text):
             return SearchResult(text, (), 0)
         typing = _word_being_typed(as_typed) if partial else None
+        settled = text if typing is None else text[: -len(typing)]
         with self._lock:
-            query, notice = self._parse(text if typing is None else text[: -len(typing)] + self._completed(typing))
-            hits, total, terms = self._execute(query, limit)
-            # A word the index has never seen is most likely a typo, even when other words matched.
-            # Correct the word being typed only once nothing at all matches it.
-            settled = text if typing is None or total == 0 else text[: -len(typing)]
-            corrected = self._correct(settled) if total == 0 or self._has_unknown_word(settled) else None
-            if corrected and typing is not None and settled != text:
-                corrected += typing
+            # A word the index has never seen is most likely a typo: try the corrected query first.
+            corrected = self._correct(settled) if self._has_unknown_word(settled) else None
             if corrected:
-                query, corrected_notice = self._parse(corrected)
-                corrected_hits, corrected_total, corrected_terms = self._execute(query, limit)
-                if corrected_total:
-                    return SearchResult(text, corrected_hits, corrected_total, corrected, corrected_notice, corrected_terms)
-        return SearchResult(text, hits, total, None, notice, terms)
+                result = self._attempt(text, corrected, typing, limit, hit_terms, corrected=True)
+                if result.total:
+                    return result
+            result = self._attempt(text, settled, typing, limit, hit_terms)
+            if result.total == 0:
+                corrected = self._correct(text)  # the word being typed too, now that nothing matches
+                retried = self._attempt(text, corrected, None, limit, hit_terms, corrected=True) if corrected else None
+                if retried is not None and retried.total:
+                    return retried
+            return result
 
-    def stemmed_terms(self, text: str) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(token.text for token in ANALYZER(text)))
+    def _attempt(
+        self, text: str, base: str, typing: str | None, limit: int, hit_terms: bool, corrected: bool = False
+    ) -> SearchResult:
+        """Search base, plus the unfinished word `typing` matching its common completions."""
+        query, notice = self._parse(base + self._completed(typing) if typing else base)
+        hits, total, terms = self._execute(query, limit, hit_terms)
+        shown = (base + typing if typing else base) if corrected else None
+        return SearchResult(text, hits, total, shown, notice, terms)
 
     # -- parsing ------------------------------------------------------------------------------
 
@@ -98,6 +106,11 @@ class QueryRunner:
         reader = self._searcher.reader()
 
         def bound(node: wq.Query) -> wq.Query:
+            if isinstance(node, wq.FuzzyTerm):
+                # Whoosh walks the whole term dictionary for a fuzzy term; the vocabulary is faster.
+                near = self._corrector.suggest(node.text, limit=MAX_PREFIX_EXPANSIONS, maxdist=node.maxdist, prefix=node.prefixlength)
+                forms = dict.fromkeys(form for word in (node.text, *near) for form in (word, *(t.text for t in ANALYZER(word))))
+                return wq.Or([wq.Term(node.fieldname, form, boost=node.boost) for form in forms])
             if isinstance(node, wq.PatternQuery):
                 expansions = list(islice(node._btexts(reader), 4 * MAX_PREFIX_EXPANSIONS))
                 expansions.sort(key=lambda term: -reader.doc_frequency(node.fieldname, term))
@@ -115,21 +128,47 @@ class QueryRunner:
 
     # -- running ------------------------------------------------------------------------------
 
-    def _execute(self, query: wq.Query, limit: int) -> tuple[tuple[Hit, ...], int, tuple[str, ...]]:
+    def _execute(self, query: wq.Query, limit: int, hit_terms: bool) -> tuple[tuple[Hit, ...], int, tuple[str, ...]]:
         if query is wq.NullQuery:
             return (), 0, ()
         self._refresh()
-        results = self._searcher.search(query, limit=max(1, limit), terms=True)
+        # optimize=False: Whoosh's block-quality skipping costs more than it saves on these indexes.
+        results = self._searcher.search(query, limit=max(1, limit), terms=hit_terms, optimize=False)
+        ids = self._ids()
         hits = tuple(
-            Hit(hit["id"], float(hit.score), tuple(sorted({_decode(t) for _, t in hit.matched_terms()})))
+            Hit(
+                _decode(ids[hit.docnum]),
+                float(hit.score),
+                tuple(sorted({_decode(t) for _, t in hit.matched_terms()})) if hit_terms else (),
+            )
             for hit in results
         )
         terms = tuple(dict.fromkeys(_decode(t) for field, t in query.iter_all_terms() if field != "id"))
-        return hits, len(results), terms
+        return hits, self._count(query), terms
+
+    def _count(self, query: wq.Query) -> int:
+        """How many papers match. Whoosh's own count is wrong across segments with optimize=False;
+        for the common OR of plain terms, a union of posting lists is exact and cheap."""
+        leaves = _or_of_terms(query)
+        if leaves is None:
+            return sum(1 for _ in self._searcher.docs_for_query(query))
+        reader = self._searcher.reader()
+        matching: set[int] = set()
+        for field, text in leaves:
+            if (field, text) in reader:
+                matching.update(reader.postings(field, text).all_ids())
+        return len(matching)
 
     def _refresh(self) -> None:
         if not self._searcher.up_to_date():
             self._searcher = self._searcher.refresh()
+            self._id_column = None
+
+    def _ids(self):
+        """docnum -> paper id, from the id column: much cheaper than Whoosh's pickled stored fields."""
+        if self._id_column is None:
+            self._id_column = self._searcher.reader().column_reader("id")
+        return self._id_column
 
     def _has_unknown_word(self, text: str) -> bool:
         reader = self._searcher.reader()
@@ -200,6 +239,21 @@ def _plain_words(text: str) -> list[str]:
 
 def _correctable(word: str) -> bool:
     return len(word) >= 3 and word.upper() not in _OPERATORS and word.isalpha()
+
+
+def _or_of_terms(query: wq.Query) -> list[tuple[str, str]] | None:
+    """The (field, text) leaves of a query made only of Terms under Ors, else None."""
+    if isinstance(query, wq.Term):
+        return [(query.fieldname, query.text)]
+    if type(query) is not wq.Or:
+        return None
+    leaves: list[tuple[str, str]] = []
+    for child in query.subqueries:
+        child_leaves = _or_of_terms(child)
+        if child_leaves is None:
+            return None
+        leaves += child_leaves
+    return leaves
 
 
 def _either(queries: list[wq.Query]) -> wq.Query:

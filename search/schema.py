@@ -5,7 +5,7 @@ from __future__ import annotations
 from whoosh.analysis import StandardAnalyzer, StemmingAnalyzer
 from whoosh.fields import ID, TEXT, Schema
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 ANALYZER = StemmingAnalyzer()
 """Shared by indexing, querying and highlighting so all three agree on what a term is."""
@@ -15,7 +15,7 @@ def build_schema() -> Schema:
     # Only ids are stored: result-list rows and the spelling vocabulary are side files (index.py),
     # abstracts are served from memory.
     return Schema(
-        id=ID(stored=True, unique=True),
+        id=ID(stored=True, unique=True, sortable=True),
         name=TEXT(analyzer=ANALYZER, field_boost=3.0),
         title=TEXT(analyzer=ANALYZER, field_boost=2.0),
         abstract=TEXT(analyzer=ANALYZER),

@@ -23,7 +23,7 @@ from tui.widgets.reader import ReaderPane
 from tui.widgets.results_list import ResultsList, row_text
 from tui.widgets.search_box import SearchBox
 
-RESULT_LIMIT = 500
+RESULT_LIMIT = 200
 """Results fetched per query; the header always says when there are more matches than shown."""
 NARROW_WIDTH = 100
 """Below this many columns the reader takes the whole screen when a paper is opened."""
@@ -161,7 +161,7 @@ class MainScreen(PaperActions, Screen):
 
     @work(thread=True, group="search", exit_on_error=False)
     def run_search(self, text: str) -> None:
-        result = self.engine.search(text, limit=RESULT_LIMIT, partial=True)
+        result = self.engine.search(text, limit=RESULT_LIMIT, partial=True, hit_terms=False)
         if not get_current_worker().is_cancelled:
             self.post_message(SearchFinished(text, result))
 
