@@ -140,22 +140,14 @@ class UserStore:
 
     def add(self, bookmark: Bookmark) -> None:
         """Bookmark a paper (a no-op for its note and tags when it is already bookmarked)."""
-        now = time.time()
         with self._transaction() as db:
             db.execute(
-                """INSERT INTO bookmarks (paper_id, venue, headline, name, title, authors, year, links, abstract,
-                                          abstract_hash, note, tags, created_at, updated_at)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                   ON CONFLICT(paper_id) DO UPDATE SET venue = excluded.venue, headline = excluded.headline,
-                       name = excluded.name, title = excluded.title, authors = excluded.authors,
-                       year = excluded.year, links = excluded.links, abstract = excluded.abstract,
-                       abstract_hash = excluded.abstract_hash, updated_at = excluded.updated_at""",
-                (
-                    bookmark.paper_id, bookmark.venue, bookmark.headline, bookmark.name, bookmark.title,
-                    json.dumps(list(bookmark.authors)), bookmark.year, _links_json(bookmark.links),
-                    bookmark.abstract, bookmark.abstract_hash, bookmark.note, json.dumps(list(bookmark.tags)),
-                    bookmark.created_at or now, now,
-                ),
+                _INSERT + """ ON CONFLICT(paper_id) DO UPDATE SET venue = excluded.venue,
+                    headline = excluded.headline, name = excluded.name, title = excluded.title,
+                    authors = excluded.authors, year = excluded.year, links = excluded.links,
+                    abstract = excluded.abstract, abstract_hash = excluded.abstract_hash,
+                    updated_at = excluded.updated_at""",
+                _values(bookmark),
             )
 
     def remove(self, paper_id: str) -> bool:
@@ -205,17 +197,7 @@ class UserStore:
             for bookmark in bookmarks:
                 row = db.execute("SELECT note, tags FROM bookmarks WHERE paper_id = ?", (bookmark.paper_id,)).fetchone()
                 if row is None:
-                    db.execute(
-                        """INSERT INTO bookmarks (paper_id, venue, headline, name, title, authors, year, links,
-                               abstract, abstract_hash, note, tags, created_at, updated_at)
-                           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                        (
-                            bookmark.paper_id, bookmark.venue, bookmark.headline, bookmark.name, bookmark.title,
-                            json.dumps(list(bookmark.authors)), bookmark.year, _links_json(bookmark.links),
-                            bookmark.abstract, bookmark.abstract_hash, bookmark.note,
-                            json.dumps(list(bookmark.tags)), bookmark.created_at or time.time(), time.time(),
-                        ),
-                    )
+                    db.execute(_INSERT, _values(bookmark))
                     added += 1
                     continue
                 note = row[0] or bookmark.note
@@ -248,6 +230,20 @@ class UserStore:
 def _is_access_problem(error: sqlite3.DatabaseError) -> bool:
     text = str(error).lower()
     return any(word in text for word in ("unable to open", "readonly", "read-only", "locked", "disk i/o"))
+
+
+_INSERT = """INSERT INTO bookmarks (paper_id, venue, headline, name, title, authors, year, links, abstract,
+                                   abstract_hash, note, tags, created_at, updated_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
+
+
+def _values(bookmark: Bookmark) -> tuple:
+    now = time.time()
+    return (
+        bookmark.paper_id, bookmark.venue, bookmark.headline, bookmark.name, bookmark.title,
+        json.dumps(list(bookmark.authors)), bookmark.year, _links_json(bookmark.links), bookmark.abstract,
+        bookmark.abstract_hash, bookmark.note, json.dumps(list(bookmark.tags)), bookmark.created_at or now, now,
+    )
 
 
 def _links_json(links: Iterable[Link]) -> str:
