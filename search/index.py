@@ -160,7 +160,7 @@ def build_in_memory(descriptions: "Descriptions", on_progress: Progress | None =
 
 def _fill(ix, descriptions: "Descriptions", on_progress: Progress | None, cancel, procs: int = 1):
     """Add every paper; returns the result-list rows and each word's number of papers."""
-    writer = ix.writer(limitmb=512, procs=procs, multisegment=procs > 1)
+    writer = ix.writer(limitmb=512, procs=procs, multisegment=procs > 1, compound=False)
     total = len(descriptions)
     rows: dict[str, tuple[str | None, str, bool]] = {}
     vocabulary: Counter[str] = Counter()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from whoosh.analysis import StandardAnalyzer, StemmingAnalyzer
 from whoosh.fields import ID, TEXT, Schema
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 ANALYZER = StemmingAnalyzer()
 """Shared by indexing, querying and highlighting so all three agree on what a term is."""
