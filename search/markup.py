@@ -17,10 +17,9 @@ from pylatexenc import latex2text, latexwalker, macrospec
 from search.mathtext import ACCENTS, math_alphabet, script
 from search.links import safe_link
 from search.models import Link, Rendered, Span
+from search.prepass import MD_CODE, TEX_SINGLE_QUOTE, balance_braces, escape_literals, prose_to_latex, split_math
 from search.sanitize import sanitize
 
-MAX_BRACE_DEPTH = 40
-"""Deeper nesting is not parsed (pylatexenc recurses per level); the text is shown as written."""
 MAX_MARKUP_CHARS = 200_000
 
 # Characters that can start markup; text without any of them needs no parsing at all.
@@ -33,19 +32,11 @@ _URL = re.compile(
 _MD_LINK = re.compile(r"\[([^\[\]\n]{1,300})\]\(\s*((?:https?://|www\.)[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)\s*\)")
 _HREF = re.compile(r"\\href\s*\{([^{}]*)\}")
 _URL_MACRO = re.compile(r"\\url\s*\{([^{}]*)\}")
-_TEX_SINGLE_QUOTE = re.compile(r"(?<![`\w])`([^`'\n]{1,100})'(?!\w)")
-_MD_CODE = re.compile(r"`([^`\n]{1,120})`")
-_MD_BOLD = re.compile(r"(?<![\\*])\*\*(?=\S)(.+?)(?<=\S)\*\*|(?<![\w\\])__(?=\S)(.+?)(?<=\S)__(?!\w)")
-_MD_ITALIC = re.compile(
-    r"(?<![\w*\\])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![\w*])"
-    r"|(?<![\w\\])_(?=[^\s_])([^_\n$]+?)(?<=[^\s_])_(?!\w)"
-)
 _MARKUP_CHARS = "\\{}$%&#^_~[]"
 _PROSE_TOKEN = re.compile(r"\\(?:[A-Za-z@]+\*?|.)|[{}$%&#^_~\[\]]|[^\\{}$%&#^_~\[\]]+", re.DOTALL)
 _RUN_BASE = 0xF0000  # Supplementary Private Use Area-A: removed from input by sanitize()
 _RUN_LIMIT = 0xFFFD
 _RUN_MARK = re.compile("[\U000F0000-\U000FFFFD]")
-_LITERAL_SPECIALS = re.compile(r"(?<!\\)([%&#])")
 _WHITESPACE = re.compile(r"\s+")
 
 _STYLE_WITH_ARGUMENT = {
@@ -109,10 +100,6 @@ _L2T = latex2text.LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
 _L2T_DB = latex2text.get_default_latex_context_db()
 
 
-class _TooDeep(Exception):
-    pass
-
-
 def convert(source: str) -> Rendered:
     """Convert abstract source to plain text with style spans and links. Never raises."""
     return _convert_cached(source or "")
@@ -127,11 +114,6 @@ def _convert_cached(source: str) -> Rendered:
         return _Converter(clean).run()
     except Exception:  # noqa: BLE001 - any parser failure means: show the text as written
         return _plain(clean)
-
-
-def to_plain_text(source: str) -> str:
-    """The plain text of an abstract: what is indexed and what headlines are cut from."""
-    return convert(source).text
 
 
 def _plain(text: str) -> Rendered:
@@ -189,19 +171,19 @@ class _Converter:
     def _prepare(self, text: str) -> str:
         # TeX quotes first, so ``quoted'' and `quoted' are not mistaken for Markdown `code`.
         text = text.replace("``", "\u201c").replace("''", "\u201d")
-        text = _TEX_SINGLE_QUOTE.sub("\u2018\\1\u2019", text)
-        text = _MD_CODE.sub(lambda m: self._literal(m.group(1)), text)
+        text = TEX_SINGLE_QUOTE.sub("\u2018\\1\u2019", text)
+        text = MD_CODE.sub(lambda m: self._literal(m.group(1)), text)
         text = _MD_LINK.sub(lambda m: self._link_macro(m.group(2), m.group(1)) + "{" + m.group(1) + "}", text)
         text = _HREF.sub(lambda m: self._link_macro(m.group(1), None), text)
         text = _URL_MACRO.sub(lambda m: self._url_macro(m.group(1), m.start()), text)
         text = _URL.sub(lambda m: self._url_macro(m.group(), m.start(), bare=True), text)
         out = []
-        for is_math, segment in _split_math(text):
+        for is_math, segment in split_math(text):
             if is_math:
-                out.append(_escape_literals(segment))
+                out.append(escape_literals(segment))
             else:
-                out.append(self._set_prose_aside(_prose_to_latex(segment)))
-        return _balance_braces("".join(out))
+                out.append(self._set_prose_aside(prose_to_latex(segment)))
+        return balance_braces("".join(out))
 
     def _set_prose_aside(self, latex: str) -> str:
         """Replace long runs of plain prose with one private-use character each.
@@ -527,106 +509,3 @@ def _chars(node) -> str:
     if node.isNodeType(latexwalker.LatexCharsNode):
         return node.chars
     return node.latex_verbatim()
-
-
-# -- pre-pass helpers ---------------------------------------------------------------------------
-
-
-def _split_math(text: str) -> list[tuple[bool, str]]:
-    """Cut text into prose and math. `$` that does not open real math becomes a literal `\\$`."""
-    segments: list[tuple[bool, str]] = []
-    prose: list[str] = []
-    i, n = 0, len(text)
-
-    def flush() -> None:
-        if prose:
-            segments.append((False, "".join(prose)))
-            prose.clear()
-
-    while i < n:
-        ch = text[i]
-        if ch == "\\" and i + 1 < n:
-            closing = {"(": "\\)", "[": "\\]"}.get(text[i + 1])
-            end = text.find(closing, i + 2) if closing else -1
-            if end != -1:
-                flush()
-                segments.append((True, text[i : end + 2]))
-                i = end + 2
-            else:
-                prose.append(text[i : i + 2])
-                i += 2
-            continue
-        if ch == "$":
-            delimiter = "$$" if text.startswith("$$", i) else "$"
-            end = _closing_dollar(text, i + len(delimiter), delimiter)
-            if end != -1 and _looks_like_math(text[i + len(delimiter) : end]):
-                flush()
-                segments.append((True, text[i : end + len(delimiter)]))
-                i = end + len(delimiter)
-                continue
-            prose.append("\\$")
-            i += 1
-            continue
-        prose.append(ch)
-        i += 1
-    flush()
-    return segments
-
-
-def _closing_dollar(text: str, start: int, delimiter: str) -> int:
-    i = start
-    while True:
-        end = text.find(delimiter, i)
-        if end == -1 or text[end - 1] != "\\":
-            return end
-        i = end + 1
-
-
-def _looks_like_math(content: str) -> bool:
-    """Tell `$x_i$` from `$5 million and $`: dollar amounts are prose, not math."""
-    if not content.strip() or len(content) > 600:
-        return False
-    has_markup = re.search(r"[\\^_{}=<>]", content) is not None
-    if not has_markup and (content[0].isspace() or content[-1].isspace()):
-        return False
-    if not has_markup and re.match(r"\d", content) and re.search(r"[A-Za-z]{3,}", content):
-        return False
-    return True
-
-
-def _escape_literals(text: str) -> str:
-    return _LITERAL_SPECIALS.sub(r"\\\1", text)
-
-
-def _prose_to_latex(text: str) -> str:
-    """Markdown emphasis becomes style macros; %, & and # in prose are literal characters."""
-    text = _escape_literals(text)
-    text = text.replace("---", "\u2014").replace("--", "\u2013").replace("~\\", " \\")
-    text = _MD_BOLD.sub(lambda m: "\\textbf{" + (m.group(1) or m.group(2)) + "}", text)
-    return _MD_ITALIC.sub(lambda m: "\\textit{" + (m.group(1) or m.group(2)) + "}", text)
-
-
-def _balance_braces(text: str) -> str:
-    """Escape braces that have no partner, so they stay visible and cannot swallow prose."""
-    stack: list[int] = []
-    unmatched: set[int] = set()
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if ch == "{":
-            stack.append(i)
-            if len(stack) > MAX_BRACE_DEPTH:
-                raise _TooDeep
-        elif ch == "}":
-            if stack:
-                stack.pop()
-            else:
-                unmatched.add(i)
-        i += 1
-    unmatched.update(stack)
-    if not unmatched:
-        return text
-    return "".join("\\" + ch if index in unmatched else ch for index, ch in enumerate(text))
