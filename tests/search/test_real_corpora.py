@@ -67,3 +67,21 @@ def test_every_paper_has_a_link_and_titles_are_headlines(engine):
     for paper in engine.papers[::50]:
         description = engine.describe(paper.id)
         assert description.links and description.headline == paper.title
+
+
+def test_match_counts_are_exact_across_index_segments(engine):
+    """The big index is built in segments; totals must count papers in all of them."""
+    from search.schema import ANALYZER
+
+    for word in ("wasserstein", "transformer"):
+        stem = next(iter(ANALYZER(word))).text
+        expected = 0
+        for paper in engine.papers:
+            raw = " ".join([paper.title or "", paper.abstract, *paper.keywords]).lower()
+            if word[:6] not in raw:
+                continue
+            description = engine.describe(paper.id)
+            text = " ".join([paper.title or "", description.name or "", description.rendered.text, *paper.keywords])
+            if stem in {token.text for token in ANALYZER(text)}:
+                expected += 1
+        assert engine.search(word).total == expected, word
