@@ -76,10 +76,10 @@ async def test_b_toggles_a_bookmark_with_marker_and_notification(make_app, notes
         await pilot.press("b")
         assert app.store.bookmarked_ids() == {app.screen.query_one(ResultsList).current_id}
         assert row_prompt(app, 0).plain.startswith(BOOKMARK_MARKER)
-        assert notes[-1][0].startswith("Bookmarked: BitStack")
+        assert notes[-1][0] == "Bookmarked: BitStack"
         await pilot.press("enter", "b")  # in the reader too
         assert app.store.bookmarked_ids() == set()
-        assert notes[-1][0].startswith("Removed bookmark: BitStack")
+        assert notes[-1][0] == "Removed bookmark: BitStack"
 
 
 async def test_bookmarks_survive_a_restart(make_app):

@@ -13,7 +13,7 @@ from textual.widgets.option_list import Option
 
 from search.models import Bookmark
 from tui.render import NAME_STYLE, links_text
-from tui.screens.paper_actions import PAPER_BINDINGS, PaperActions
+from tui.screens.paper_actions import PAPER_BINDINGS, PaperActions, short_label
 
 
 def bookmark_row(bookmark: Bookmark) -> Text:
@@ -167,7 +167,7 @@ class BookmarksScreen(PaperActions, Screen[str | None]):
             return
         ok, _ = self.store_call(lambda: self.store.remove(bookmark.paper_id))
         if ok:
-            self.notify(f"Removed bookmark: {bookmark.headline}", markup=False, timeout=3)
+            self.notify(f"Removed bookmark: {short_label(bookmark)}", markup=False, timeout=3)
             index = self.query_one("#bookmark-list", OptionList).highlighted or 0
             self.reload()
             if self.shown:

@@ -26,6 +26,11 @@ PAPER_BINDINGS = [
 ]
 
 
+def short_label(bookmark: Bookmark) -> str:
+    """How a notification names a paper: its title, else its method name, else its headline."""
+    return bookmark.title or bookmark.name or bookmark.headline
+
+
 class PaperActions:
     """Mixed into a Screen that can say which paper is selected (as a Bookmark snapshot)."""
 
@@ -68,7 +73,7 @@ class PaperActions:
         ok, now_bookmarked = self.store_call(lambda: self.store.toggle(bookmark))
         if ok:
             verb = "Bookmarked" if now_bookmarked else "Removed bookmark"
-            self.notify(f"{verb}: {bookmark.headline}", markup=False, timeout=3)
+            self.notify(f"{verb}: {short_label(bookmark)}", markup=False, timeout=3)
             self.bookmarks_changed(bookmark.paper_id)
 
     def _stored_or_added(self) -> Bookmark | None:
@@ -82,7 +87,7 @@ class PaperActions:
         ok, _ = self.store_call(lambda: self.store.add(bookmark))
         if not ok:
             return None
-        self.notify(f"Bookmarked: {bookmark.headline}", markup=False, timeout=3)
+        self.notify(f"Bookmarked: {short_label(bookmark)}", markup=False, timeout=3)
         self.bookmarks_changed(bookmark.paper_id)
         return bookmark
 
