@@ -1,7 +1,8 @@
 """Parse and run queries: ranked words, phrases, prefix*, fuzzy~, field:term, AND/OR/NOT.
 
-Malformed syntax never raises: it is read as plain words. A query with no hits is retried
-with spelling correction. Whoosh objects never leave this module: hits are copied into `Hit`s.
+Malformed syntax never raises: it is read as plain words. Words the index has never seen are
+spelling-corrected (and a query with no hits is retried corrected). Whoosh objects never leave
+this module: hits are copied into `Hit`s.
 """
 
 from __future__ import annotations
@@ -35,7 +36,6 @@ class QueryRunner:
     """One long-lived searcher reused across queries; thread-safe through a lock."""
 
     def __init__(self, ix, words: list[str] | None = None, counts: list[int] | None = None) -> None:
-        self._ix = ix
         self._words = words or []
         self._counts = counts or [1] * len(self._words)
         self._corrector = ListCorrector(self._words)
@@ -64,7 +64,7 @@ class QueryRunner:
         settled = text if typing is None else text[: -len(typing)]
         with self._lock:
             # A word the index has never seen is most likely a typo: try the corrected query first.
-            corrected = self._correct(settled) if self._has_unknown_word(settled) else None
+            corrected = self._correct(settled)
             if corrected:
                 result = self._attempt(text, corrected, typing, limit, hit_terms, corrected=True)
                 if result.total:
@@ -170,10 +170,6 @@ class QueryRunner:
             self._id_column = self._searcher.reader().column_reader("id")
         return self._id_column
 
-    def _has_unknown_word(self, text: str) -> bool:
-        reader = self._searcher.reader()
-        return any(_correctable(word) and not _known(reader, word) for word in _plain_words(text))
-
     def _correct(self, text: str) -> str | None:
         """Replace words the index has never seen with their closest spelling, if any."""
         reader = self._searcher.reader()
@@ -195,7 +191,7 @@ class QueryRunner:
         corrected = _PLAIN_WORD.sub(fix, text)
         return corrected if changed else None
 
-    def completions(self, prefix: str, limit: int = COMPLETIONS) -> list[str]:
+    def _completions(self, prefix: str, limit: int = COMPLETIONS) -> list[str]:
         """The words starting with prefix that occur in the most papers."""
         prefix = prefix.lower()
         start = bisect_left(self._words, prefix)
@@ -208,7 +204,7 @@ class QueryRunner:
         """The word being typed, or its most common completions: never an unbounded prefix query."""
         if len(typing) < 3:
             return typing
-        return "(" + " OR ".join([typing, *self.completions(typing)]) + ")"
+        return "(" + " OR ".join([typing, *self._completions(typing)]) + ")"
 
     def _closest(self, reader, word: str, maxdist: int) -> str | None:
         """The nearest vocabulary word, nearer edits first, then the one in most abstracts."""
@@ -231,10 +227,6 @@ def _word_being_typed(text: str) -> str | None:
     if not match or text.count('"') % 2 or match.group(1).upper() in _OPERATORS:
         return None
     return match.group(1)
-
-
-def _plain_words(text: str) -> list[str]:
-    return _PLAIN_WORD.findall(text)
 
 
 def _correctable(word: str) -> bool:
