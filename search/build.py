@@ -27,8 +27,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error {error}", flush=True)
         return 2
     location = index_module.locate(args.cache, corpus.sources, corpus.papers)
-    descriptions = index_module.Descriptions(corpus.papers, lambda paper_id: describe(by_id[paper_id]))
-    by_id = {paper.id: paper for paper in corpus.papers}
+    descriptions = index_module.Descriptions(corpus.papers, describe)
 
     def progress(done: int, total: int) -> None:
         print(f"progress {done} {total}", flush=True)

@@ -111,7 +111,7 @@ class SearchEngine:
                 opened = self._build_in_child(root, location, on_progress, cancel)
                 status = IndexStatus(True, location.path)
             if opened is None:
-                descriptions = index_module.Descriptions(self.papers, self.describe)
+                descriptions = index_module.Descriptions(self.papers, lambda paper: self.describe(paper.id))
                 try:
                     opened = index_module.build(location, descriptions, on_progress, cancel)
                     status = IndexStatus(True, location.path)

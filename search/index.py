@@ -9,8 +9,8 @@ import re
 import shutil
 import tempfile
 import threading
-from collections import Counter
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
@@ -31,7 +31,7 @@ Progress = Callable[[int, int], None]
 class Descriptions(Sequence[Description]):
     """Papers described on demand, so markup conversion is part of the build's reported progress."""
 
-    def __init__(self, papers: Sequence[Paper], describe: Callable[[str], Description]) -> None:
+    def __init__(self, papers: Sequence[Paper], describe: Callable[[Paper], Description]) -> None:
         self._papers = papers
         self._describe = describe
 
@@ -39,7 +39,7 @@ class Descriptions(Sequence[Description]):
         return len(self._papers)
 
     def __getitem__(self, index):  # type: ignore[override]
-        return self._describe(self._papers[index].id)
+        return self._describe(self._papers[index])
 
 
 class IndexCancelled(Exception):
@@ -99,8 +99,7 @@ def open_existing(location: IndexLocation) -> OpenIndex | None:
         rows = json.loads((location.path / ROWS_FILE).read_text(encoding="utf-8"))
         lines = (location.path / WORDS_FILE).read_text(encoding="utf-8").splitlines()
         words, counts = zip(*(line.split("\t") for line in lines)) if lines else ((), ())
-        rows_by_id = {key: (name, headline, code) for key, (name, headline, code) in rows.items()}
-        return OpenIndex(ix, rows_by_id, list(words), [int(count) for count in counts])
+        return OpenIndex(ix, {key: tuple(row) for key, row in rows.items()}, list(words), [int(count) for count in counts])
     except Exception:  # noqa: BLE001 - a damaged index is rebuilt, never trusted
         return None
 
@@ -129,10 +128,7 @@ def build(
         shutil.rmtree(temporary, ignore_errors=True)
         raise
     _remove_stale(location)
-    opened = open_existing(location)
-    if opened is None:
-        raise OSError(f"the index at {location.path} could not be opened after building it")
-    return opened
+    return _opened(whoosh_index.open_dir(str(location.path)), rows, vocabulary)
 
 
 def _swap_in(temporary: Path, location: IndexLocation) -> None:
@@ -154,6 +150,10 @@ def build_in_memory(descriptions: "Descriptions", on_progress: Progress | None =
     """An index that lives only in RAM: used when the cache dir cannot be written."""
     ix = RamStorage().create_index(build_schema())
     rows, vocabulary = _fill(ix, descriptions, on_progress, cancel)
+    return _opened(ix, rows, vocabulary)
+
+
+def _opened(ix, rows: dict[str, tuple[str | None, str, bool]], vocabulary: Counter[str]) -> OpenIndex:
     words = sorted(vocabulary)
     return OpenIndex(ix, rows, words, [vocabulary[word] for word in words])
 
@@ -188,6 +188,8 @@ def _fill(ix, descriptions: "Descriptions", on_progress: Progress | None, cancel
         writer.cancel()
         raise
     return rows, vocabulary
+
+
 def _remove_stale(location: IndexLocation) -> None:
     """Older builds of the same corpus set, and temp dirs abandoned by killed builds, are not needed."""
     now = time.time()
