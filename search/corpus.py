@@ -62,7 +62,7 @@ def load_corpus(paths: Sequence[str | Path] | None = None) -> Corpus:
                 duplicates += 1
                 continue
             seen.add(paper.id)
-            papers.append(_with_position(paper, len(papers)))
+            papers.append(replace(paper, position=len(papers)))
     names = venues or [p.stem for p in files]
     name = ", ".join(names) if len(names) <= 3 else f"{names[0]}, {names[1]} and {len(names) - 2} more"
     return Corpus(name, tuple(papers), tuple(str(p) for p in files), skipped, duplicates)
@@ -72,10 +72,6 @@ def stable_id(abstract: str) -> str:
     """A short hash of the abstract with whitespace and case folded: survives reloads and reordering."""
     normalised = " ".join(sanitize(abstract).split()).casefold()
     return hashlib.sha256(normalised.encode("utf-8")).hexdigest()[:12]
-
-
-def _with_position(paper: Paper, position: int) -> Paper:
-    return replace(paper, position=position)
 
 
 def _read_file(path: Path) -> tuple[list[Paper], int, str | None]:

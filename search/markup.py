@@ -123,7 +123,7 @@ def _plain(text: str) -> Rendered:
     links: list[Link] = []
     for match in _URL.finditer(text):
         url, end = _trim_url(match.group(), match.start())
-        link = _make_link(url, url)
+        link = safe_link(url, url)
         if link is None:
             continue
         spans.append(Span(match.start(), end, "link", len(links)))
@@ -142,10 +142,6 @@ def _trim_url(url: str, start: int) -> tuple[str, int]:
             break
         url = url[:-1]
     return url, start + len(url)
-
-
-def _make_link(label: str, url: str) -> Link | None:
-    return safe_link(label, url)
 
 
 class _Converter:
@@ -216,7 +212,7 @@ class _Converter:
         return "\\iclrcode{%d}" % (len(self.literals) - 1)
 
     def _link_macro(self, url: str, label: str | None) -> str:
-        self.links.append(_make_link(label or url, url))
+        self.links.append(safe_link(label or url, url))
         return "\\iclrhref{%d}" % (len(self.links) - 1)
 
     def _url_macro(self, url: str, start: int, bare: bool = False) -> str:
@@ -225,7 +221,7 @@ class _Converter:
             trimmed, _ = _trim_url(url, start)
             url, tail = trimmed, url[len(trimmed):]
         shown = re.sub(r"\\([_%#&~])", r"\1", url)
-        self.links.append(_make_link(shown, shown))
+        self.links.append(safe_link(shown, shown))
         self.literals.append(shown)
         return "\\iclrurl{%d:%d}" % (len(self.links) - 1, len(self.literals) - 1) + tail
 

@@ -243,13 +243,11 @@ def _search(engine: SearchEngine, query: str, limit: int, as_json: bool) -> int:
 def _show(engine: SearchEngine, paper_id: str, plain: bool) -> int:
     from tui.render import paper_text
 
-    text = paper_text(engine.describe(engine.paper(paper_id).id))
+    text = paper_text(engine.describe(paper_id))
     if plain or not sys.stdout.isatty():
         print(text.plain)
-        return 0
-    from rich.console import Console
-
-    Console(highlight=False, markup=False, emoji=False).print(text)
+    else:
+        _print_styled(text)
     return 0
 
 
@@ -273,16 +271,17 @@ def _render(args: argparse.Namespace) -> int:
     if args.plain or not sys.stdout.isatty():
         print(rendered.text)
         return 0
-    from rich.console import Console
-    from rich.text import Text
+    from tui.render import styled
 
-    from tui.render import SPAN_STYLES
-
-    text = Text(rendered.text)
-    for span in rendered.spans:
-        text.stylize(SPAN_STYLES.get(span.style, ""), span.start, span.end)
-    Console(highlight=False, markup=False, emoji=False).print(text)
+    _print_styled(styled(rendered))
     return 0
+
+
+def _print_styled(text) -> None:
+    """Print Rich Text to a terminal; never parses markup, so corpus text stays inert."""
+    from rich.console import Console
+
+    Console(highlight=False, markup=False, emoji=False).print(text)
 
 
 def _print_json(value) -> None:

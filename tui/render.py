@@ -9,7 +9,7 @@ from rich.text import Text
 
 from search.describe import Description
 from search.highlight import term_ranges
-from search.models import Link
+from search.models import Link, Rendered
 
 SPAN_STYLES = {
     "bold": Style(bold=True),
@@ -32,12 +32,18 @@ def link_number(links: tuple[Link, ...], url: str) -> int:
     return 0
 
 
-def abstract_text(description: Description, terms: Iterable[str] = ()) -> Text:
-    """The rendered abstract: styles from the engine's spans, [n] after each link, terms highlighted."""
-    rendered = description.rendered
+def styled(rendered: Rendered) -> Text:
+    """The engine's plain text with its style spans applied."""
     text = Text(rendered.text)
     for span in rendered.spans:
         text.stylize(SPAN_STYLES.get(span.style, ""), span.start, span.end)
+    return text
+
+
+def abstract_text(description: Description, terms: Iterable[str] = ()) -> Text:
+    """The rendered abstract: styles from the engine's spans, [n] after each link, terms highlighted."""
+    rendered = description.rendered
+    text = styled(rendered)
     for start, end in term_ranges(rendered.text, terms):
         text.stylize(HIGHLIGHT, start, end)
     # Insert link numbers from the end so earlier offsets stay valid.
