@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import subprocess
 import time
+from pathlib import Path
 
 import pyperclip
 import pytest
@@ -15,20 +17,24 @@ from tests.tui.conftest import settle
 from tui.clipboard import SYSTEM, copy_text
 
 
+_DISPLAYS = itertools.count()
+
+
 @pytest.fixture
 def virtual_display(monkeypatch):
     """An Xvfb display with xclip available, and pyperclip bound to its real xclip backend."""
     if not (shutil.which("Xvfb") and shutil.which("xclip")):
         skip_unless_ci("needs Xvfb and xclip (apt-get install xvfb xclip)")
-    display = f":{90 + os.getpid() % 100}"
+    display = f":{100 + (os.getpid() + next(_DISPLAYS)) % 400}"  # a fresh display each time
     server = subprocess.Popen(["Xvfb", display, "-screen", "0", "640x480x24", "-nolisten", "tcp"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        for _ in range(100):
-            if subprocess.run(["xclip", "-o", "-selection", "clipboard"], env={**os.environ, "DISPLAY": display},
-                              capture_output=True).returncode in (0, 1) and server.poll() is None:
+        socket = Path(f"/tmp/.X11-unix/X{display[1:]}")  # the server listens once this exists
+        for _ in range(200):
+            if socket.exists() or server.poll() is not None:
                 break
             time.sleep(0.05)
+        assert server.poll() is None and socket.exists(), "Xvfb did not start"
         monkeypatch.setenv("DISPLAY", display)
         monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
         pyperclip.set_clipboard("xclip")

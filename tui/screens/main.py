@@ -173,9 +173,9 @@ class MainScreen(PaperActions, Screen):
     def _show_all(self) -> None:
         self.result = None
         engine = self.engine
-        row = engine.row if engine.ready else engine.quick_row
         ids = [paper.id for paper in engine.papers]
-        self._fill(ids, lambda pid: self._row(row(pid), pid))
+        self._load_marks()
+        self._fill(ids, self._row)
         count = len(ids)
         self.app.sub_title = f"{engine.corpus.name} · {count:,} paper{'s' if count != 1 else ''}"
         if engine.ready:
@@ -185,7 +185,7 @@ class MainScreen(PaperActions, Screen):
         self.result = result
         engine = self.engine
         ids = [hit.paper_id for hit in result.hits]
-        self._fill(ids, lambda pid: self._row(engine.row(pid), pid, result.terms))
+        self._fill(ids, lambda pid: self._row(pid, result.terms))
         shown = f" (top {len(ids):,})" if result.total > len(ids) else ""
         query = result.corrected or result.query
         noun = "match" if result.total == 1 else "matches"
@@ -199,7 +199,9 @@ class MainScreen(PaperActions, Screen):
         else:
             self._set_status("")
 
-    def _row(self, row, paper_id: str, terms=()) -> Text:
+    def _row(self, paper_id: str, terms=()) -> Text:
+        # Until the index is open, rows come straight from the corpus (no markup conversion).
+        row = self.engine.row(paper_id) if self.engine.ready else self.engine.quick_row(paper_id)
         return row_text(
             row, self.engine.paper(paper_id).venue, terms,
             bookmarked=paper_id in self.bookmarked if self.bookmarked else None,
@@ -207,7 +209,6 @@ class MainScreen(PaperActions, Screen):
         )
 
     def _fill(self, ids: list[str], make_row) -> None:
-        self._load_marks()
         results = self.query_one(ResultsList)
         results.show(ids, make_row)
         if self._open_after_fill in ids:
@@ -217,7 +218,7 @@ class MainScreen(PaperActions, Screen):
         self._show_reader(results.current_id)
 
     def _load_marks(self) -> None:
-        """Bookmarks and read marks, re-read so changes made by another instance show up."""
+        """Bookmarks and read marks, re-read (not on every keystroke) so another instance's changes show up."""
         if self.store is None:
             return
         try:
@@ -230,10 +231,9 @@ class MainScreen(PaperActions, Screen):
         results = self.query_one(ResultsList)
         if paper_id not in results.paper_ids:
             return
-        row = self.engine.row if self.engine.ready else self.engine.quick_row
         terms = self.result.terms if self.result else ()
         index = results.paper_ids.index(paper_id)
-        results.replace_option_prompt_at_index(index, self._row(row(paper_id), paper_id, terms))
+        results.replace_option_prompt_at_index(index, self._row(paper_id, terms))
 
     def _set_status(self, text: str) -> None:
         if text == self._status_text:
