@@ -19,6 +19,7 @@ from whoosh.spelling import ListCorrector
 
 from search.models import Hit, SearchResult
 from search.schema import ANALYZER
+from search.scoring import TermScorer
 
 SEARCH_FIELDS = ("name", "title", "abstract", "keywords", "authors")
 FIELD_ALIASES = {"authors": ["author", "by"], "keywords": ["keyword", "kw"], "abstract": ["text"]}
@@ -42,6 +43,7 @@ class QueryRunner:
         self._id_column = None
         self._lock = threading.Lock()
         self._searcher = ix.searcher()
+        self._scorer = TermScorer(self._searcher.reader())
         self._parser = qparser.MultifieldParser(list(SEARCH_FIELDS), ix.schema, group=qparser.OrGroup.factory(0.9))
         self._parser.add_plugin(qparser.FuzzyTermPlugin())
         self._parser.add_plugin(qparser.FieldAliasPlugin(FIELD_ALIASES))
@@ -104,12 +106,19 @@ class QueryRunner:
     def _bounded(self, query: wq.Query) -> wq.Query:
         """Bound prefix/wildcard expansion, and make `a NOT b` exclude b (an OR group would not)."""
         reader = self._searcher.reader()
+        near_words: dict[tuple[str, int, int], dict[str, None]] = {}  # one fuzzy term spans five fields
+
+        def near(text: str, maxdist: int, prefix: int) -> dict[str, None]:
+            key = (text, maxdist, prefix)
+            if key not in near_words:
+                # Whoosh walks the whole term dictionary for a fuzzy term; the vocabulary is faster.
+                words = self._corrector.suggest(text, limit=MAX_PREFIX_EXPANSIONS, maxdist=maxdist, prefix=prefix)
+                near_words[key] = dict.fromkeys(form for word in (text, *words) for form in (word, *(t.text for t in ANALYZER(word))))
+            return near_words[key]
 
         def bound(node: wq.Query) -> wq.Query:
             if isinstance(node, wq.FuzzyTerm):
-                # Whoosh walks the whole term dictionary for a fuzzy term; the vocabulary is faster.
-                near = self._corrector.suggest(node.text, limit=MAX_PREFIX_EXPANSIONS, maxdist=node.maxdist, prefix=node.prefixlength)
-                forms = dict.fromkeys(form for word in (node.text, *near) for form in (word, *(t.text for t in ANALYZER(word))))
+                forms = near(node.text, node.maxdist, node.prefixlength)
                 return wq.Or([wq.Term(node.fieldname, form, boost=node.boost) for form in forms])
             if isinstance(node, wq.PatternQuery):
                 expansions = list(islice(node._btexts(reader), 4 * MAX_PREFIX_EXPANSIONS))
@@ -132,9 +141,18 @@ class QueryRunner:
         if query is wq.NullQuery:
             return (), 0, ()
         self._refresh()
+        terms = tuple(dict.fromkeys(_decode(t) for field, t in query.iter_all_terms() if field != "id"))
+        ids = self._ids()
+        if TermScorer.handles(query):
+            # Words, prefixes, fuzzy terms, fields and booleans: ranked from cached per-term scores.
+            ranked = self._scorer.rank(query)
+            hits = tuple(
+                Hit(_decode(ids[doc]), score, _matched(ranked.leaves, doc) if hit_terms else ())
+                for doc, score in self._scorer.top(ranked, max(1, limit))
+            )
+            return hits, len(ranked.scores), terms
         # optimize=False: Whoosh's block-quality skipping costs more than it saves on these indexes.
         results = self._searcher.search(query, limit=max(1, limit), terms=hit_terms, optimize=False)
-        ids = self._ids()
         hits = tuple(
             Hit(
                 _decode(ids[hit.docnum]),
@@ -143,25 +161,16 @@ class QueryRunner:
             )
             for hit in results
         )
-        terms = tuple(dict.fromkeys(_decode(t) for field, t in query.iter_all_terms() if field != "id"))
         return hits, self._count(query), terms
 
     def _count(self, query: wq.Query) -> int:
-        """How many papers match. Whoosh's own count is wrong across segments with optimize=False;
-        for the common OR of plain terms, a union of posting lists is exact and cheap."""
-        leaves = _or_of_terms(query)
-        if leaves is None:
-            return sum(1 for _ in self._searcher.docs_for_query(query))
-        reader = self._searcher.reader()
-        matching: set[int] = set()
-        for field, text in leaves:
-            if (field, text) in reader:
-                matching.update(reader.postings(field, text).all_ids())
-        return len(matching)
+        """How many papers match: Whoosh's own count is wrong across segments with optimize=False."""
+        return sum(1 for _ in self._searcher.docs_for_query(query))
 
     def _refresh(self) -> None:
         if not self._searcher.up_to_date():
             self._searcher = self._searcher.refresh()
+            self._scorer = TermScorer(self._searcher.reader())
             self._id_column = None
 
     def _ids(self):
@@ -233,19 +242,8 @@ def _correctable(word: str) -> bool:
     return len(word) >= 3 and word.upper() not in _OPERATORS and word.isalpha()
 
 
-def _or_of_terms(query: wq.Query) -> list[tuple[str, str]] | None:
-    """The (field, text) leaves of a query made only of Terms under Ors, else None."""
-    if isinstance(query, wq.Term):
-        return [(query.fieldname, query.text)]
-    if type(query) is not wq.Or:
-        return None
-    leaves: list[tuple[str, str]] = []
-    for child in query.subqueries:
-        child_leaves = _or_of_terms(child)
-        if child_leaves is None:
-            return None
-        leaves += child_leaves
-    return leaves
+def _matched(leaves, doc: int) -> tuple[str, ...]:
+    return tuple(sorted({_decode(text) for _, text, scores in leaves if doc in scores}))
 
 
 def _either(queries: list[wq.Query]) -> wq.Query:
