@@ -186,10 +186,10 @@ def bench_keystrokes(engine: SearchEngine, queries: list[str]) -> dict:
 
     Keys go straight to the driver (Pilot.press adds ~100 ms of idle-waiting of its own); a paint
     is an App._display call, which is where a real terminal would be written to."""
-    from textual import events
-
-    from tui.app import ReaderApp
+    from tui.app import ReaderApp  # first: the tui package sets Textual's frame rate before its import
     from tui.widgets.search_box import SearchBox
+
+    from textual import events  # isort: skip
 
     async def run() -> list[float]:
         timings = []

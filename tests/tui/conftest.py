@@ -11,10 +11,15 @@ from tui.app import ReaderApp
 
 
 async def settle(pilot, app) -> None:
-    """Wait until workers (index, search) have finished and their messages are handled."""
+    """Wait until workers (index, search) have finished, their messages are handled and the reader
+    has caught up with typing."""
     for _ in range(3):
         await app.workers.wait_for_complete()
         await pilot.pause()
+    for _ in range(100):
+        if not getattr(app.screen, "reader_waiting", False):
+            break
+        await pilot.pause(0.05)
 
 
 @pytest.fixture

@@ -8,12 +8,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, OptionList, Static
+from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from search.models import Bookmark
 from tui.render import NAME_STYLE, links_text
 from tui.screens.paper_actions import PAPER_BINDINGS, PaperActions, short_label
+from tui.widgets.header import AppHeader
 
 
 def bookmark_row(bookmark: Bookmark) -> Text:
@@ -85,7 +86,7 @@ class BookmarksScreen(PaperActions, Screen[str | None]):
         self.shown: list[Bookmark] = []
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield AppHeader()
         yield Input(placeholder="Filter bookmarks by title, name, venue, tag, note or author…", id="bookmark-filter")
         with Horizontal(id="bookmark-panes"):
             yield OptionList(id="bookmark-list")

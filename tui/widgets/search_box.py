@@ -27,6 +27,11 @@ class SearchBox(Input):
         self._position: int | None = None
         """Index into history while recalling; None when editing a fresh query."""
 
+    def refresh(self, *regions, repaint: bool = True, layout: bool = False, recompose: bool = False):
+        # The box has a fixed size (3 rows, full width), so typing never changes the screen's layout;
+        # Input asks for one on every keystroke, and a relayout costs more than the search itself.
+        return super().refresh(*regions, repaint=repaint, layout=False, recompose=recompose)
+
     def remember(self) -> None:
         """Add the current query to this session's history (no immediate duplicates)."""
         query = self.value.strip()
