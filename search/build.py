@@ -1,7 +1,9 @@
-"""Build a corpus set's index in a child process: `python -m search.build --cache DIR FILE...`.
+"""Build corpus files' indexes in a child process:
+`python -m search.build --cache DIR --shard FILE [--shard FILE ...] [--procs N] FILE...`.
 
-Whoosh's two-process writer forks, which is unsafe in a process that runs threads (the app), so
-big builds run here, in a fresh single-threaded process. Progress goes to stdout as
+The app builds big corpora's shards in parallel child processes, and Whoosh's two-process writer
+(for one big shard) forks, which is unsafe in a process that runs threads (the app).
+All the corpus files are loaded, so duplicates are dropped exactly as the app drops them. Progress goes to stdout as
 `progress DONE TOTAL` lines; the exit status says whether the index was swapped in.
 """
 
@@ -19,6 +21,8 @@ from search.describe import describe
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m search.build")
     parser.add_argument("--cache", type=Path, required=True, help="the index root (<cache dir>/index)")
+    parser.add_argument("--shard", action="append", required=True, help="a corpus file whose papers to index")
+    parser.add_argument("--procs", type=int, default=1, help="processes for Whoosh's writer")
     parser.add_argument("sources", nargs="+", help="corpus files, as the engine loaded them")
     args = parser.parse_args(argv)
     try:
@@ -26,14 +30,17 @@ def main(argv: list[str] | None = None) -> int:
     except CorpusError as error:
         print(f"error {error}", flush=True)
         return 2
-    location = index_module.locate(args.cache, corpus.sources, corpus.papers)
-    descriptions = index_module.Descriptions(corpus.papers, describe)
+    done_before = 0
+    for shard in args.shard:
+        papers = [paper for paper in corpus.papers if paper.source == shard]
+        location = index_module.locate(args.cache, shard, papers)
 
-    def progress(done: int, total: int) -> None:
-        print(f"progress {done} {total}", flush=True)
+        def progress(done: int, total: int) -> None:
+            print(f"progress {done_before + done} {total}", flush=True)
 
-    index_module.build(location, descriptions, progress, procs=2)
-    print(f"done {location.path}", flush=True)
+        index_module.build(location, index_module.Descriptions(papers, describe), progress, procs=max(1, args.procs))
+        done_before += len(papers)
+        print(f"done {location.path}", flush=True)
     return 0
 
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -28,7 +31,8 @@ class Row:
 
 
 CHILD_BUILD_MIN_PAPERS = 3000
-"""From this size on, the index is built by a two-process child (about twice as fast)."""
+"""From this many papers to index, shards are built by child processes, two at a time."""
+BUILD_WORKERS = max(1, min(2, os.cpu_count() or 1))
 
 
 class UnknownPaper(KeyError):
@@ -40,11 +44,17 @@ class UnknownPaper(KeyError):
 
 @dataclass(frozen=True)
 class IndexStatus:
-    """What ensure_index did: built or reused, where, and any notice for the user."""
+    """What ensure_index did: built (any shard) or reused, where, and any notice for the user."""
 
     built: bool
-    path: Path | None
+    paths: tuple[Path, ...] = ()
+    """One index directory per corpus file; empty when the index lives only in memory."""
     notice: str | None = None
+
+    @property
+    def path(self) -> Path | None:
+        """The folder holding the shards, or None when the index lives in memory."""
+        return self.paths[0].parent if self.paths else None
 
 
 class SearchEngine:
@@ -56,7 +66,7 @@ class SearchEngine:
         self._by_id = {paper.id: paper for paper in corpus.papers}
         self._cache_dir = cache_dir
         self._runner: QueryRunner | None = None
-        self._location = None
+        self._locations: tuple[index_module.IndexLocation, ...] = ()
         self._lock = threading.Lock()
         self._stored_rows: dict[str, Row] = {}
         self.describe = lru_cache(maxsize=None)(self._describe)
@@ -99,56 +109,85 @@ class SearchEngine:
         return self._runner is not None
 
     def ensure_index(self, on_progress=None, cancel: threading.Event | None = None, rebuild: bool = False) -> IndexStatus:
-        """Open the index for this corpus, building it first if it is missing, stale or damaged."""
+        """Open each corpus file's index, building the ones that are missing, stale or damaged."""
         with self._lock:
             root = (self._cache_dir or paths.cache_dir()) / "index"
-            location = index_module.locate(root, self.corpus.sources, self.papers)
-            if self._runner is not None and not rebuild and location == self._location:
-                return IndexStatus(False, location.path)  # already open: reopening would only add risk
-            opened = None if rebuild else index_module.open_existing(location)
-            status = IndexStatus(False, location.path)
-            if opened is None and len(self.papers) >= CHILD_BUILD_MIN_PAPERS:
-                opened = self._build_in_child(root, location, on_progress, cancel)
-                status = IndexStatus(True, location.path)
-            if opened is None:
-                descriptions = index_module.Descriptions(self.papers, lambda paper: self.describe(paper.id))
+            shards = self._shards()
+            locations = tuple(index_module.locate(root, source, papers) for source, papers in shards)
+            if self._runner is not None and not rebuild and locations == self._locations:
+                return IndexStatus(False, tuple(l.path for l in locations))
+            opened = {} if rebuild else {loc: index_module.open_existing(loc) for loc in locations}
+            missing = [(loc, papers) for loc, (_, papers) in zip(locations, shards) if opened.get(loc) is None]
+            total = sum(len(papers) for _, papers in missing)
+            progress = _Progress(total, on_progress)
+            if total >= CHILD_BUILD_MIN_PAPERS:
+                opened.update(self._build_in_children(root, missing, progress, cancel))
+            notice = None
+            for location, papers in missing:
+                if opened.get(location) is not None:
+                    continue
+                descriptions = index_module.Descriptions(papers, lambda paper: self.describe(paper.id))
+                report = progress.shard(location)
                 try:
-                    opened = index_module.build(location, descriptions, on_progress, cancel)
-                    status = IndexStatus(True, location.path)
+                    opened[location] = index_module.build(location, descriptions, report, cancel)
                 except OSError as error:
-                    opened = index_module.build_in_memory(descriptions, on_progress, cancel)
-                    reason = error.strerror or str(error)
-                    status = IndexStatus(True, None, f"index kept in memory: cannot write {root} ({reason})")
-            self._stored_rows = {key: Row(*row) for key, row in opened.rows.items()}
-            if self._runner is not None:
-                self._runner.close()
-            self._runner = QueryRunner(opened.ix, opened.words, opened.counts)
-            self._location = location
-            return status
+                    opened[location] = index_module.build_in_memory(descriptions, report, cancel)
+                    notice = f"index kept in memory: cannot write {root} ({error.strerror or error})"
+            in_memory = notice is not None
+            self._open(tuple(opened[location] for location in locations))
+            self._locations = locations
+            on_disk = () if in_memory else tuple(location.path for location in locations)
+            return IndexStatus(bool(missing), on_disk, notice)
 
-    def _build_in_child(self, root: Path, location, on_progress, cancel) -> "index_module.OpenIndex | None":
-        """Build with two processes in a fresh child (see search/build.py); None if that did not work."""
+    def _shards(self) -> list[tuple[str, tuple[Paper, ...]]]:
+        """The papers of each corpus file, in corpus order (a file with no papers has no shard)."""
+        by_source: dict[str, list[Paper]] = {}
+        for paper in self.papers:
+            by_source.setdefault(paper.source, []).append(paper)
+        return [(source, tuple(papers)) for source, papers in by_source.items()]
+
+    def _open(self, shards: tuple[index_module.OpenIndex, ...]) -> None:
+        rows: dict[str, Row] = {}
+        vocabulary: Counter[str] = Counter()
+        for shard in shards:
+            rows.update((key, Row(*row)) for key, row in shard.rows.items())
+            vocabulary.update(dict(zip(shard.words, shard.counts)))
+        words = sorted(vocabulary)
+        if self._runner is not None:
+            self._runner.close()
+        self._stored_rows = rows
+        self._runner = QueryRunner([shard.ix for shard in shards], words, [vocabulary[word] for word in words])
+
+    def _build_in_children(self, root: Path, missing, progress: "_Progress", cancel) -> dict:
+        """Build shards in fresh child processes (see search/build.py), one per CPU (up to two),
+        each given about the same number of papers. Returns the shards that were built; the caller
+        builds any others itself."""
         sources = self.corpus.sources
         if not sources or not all(Path(source).is_file() for source in sources):
-            return None
-        child = subprocess.Popen(
-            [sys.executable, "-m", "search.build", "--cache", str(root), *sources],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True,
-        )
-        try:
-            for line in child.stdout:
-                if cancel is not None and cancel.is_set():
-                    raise index_module.IndexCancelled
-                parts = line.split()
-                if on_progress is not None and len(parts) == 3 and parts[0] == "progress":
-                    on_progress(int(parts[1]), int(parts[2]))
-            child.wait()
-        finally:
-            if child.poll() is None:
-                child.kill()
-                child.wait()
-            child.stdout.close()
-        return index_module.open_existing(location) if child.returncode == 0 else None
+            return {}
+        loads: list[list] = [[] for _ in range(min(BUILD_WORKERS, len(missing)))]
+        for location, papers in sorted(missing, key=lambda shard: -len(shard[1])):
+            min(loads, key=lambda load: sum(len(papers) for _, papers in load)).append((location, papers))
+        procs = max(1, BUILD_WORKERS // len(loads))  # a single child: Whoosh's two-process writer
+        stop = cancel or threading.Event()
+
+        def build(number: int, load) -> bool:
+            shards = [arg for _, papers in load for arg in ("--shard", papers[0].source)]
+            command = [sys.executable, "-m", "search.build", "--cache", str(root), *shards, "--procs", str(procs), *sources]
+            return _run_child(command, progress.shard(number), stop)
+
+        with ThreadPoolExecutor(max_workers=len(loads)) as pool:
+            futures = [pool.submit(build, number, load) for number, load in enumerate(loads)]
+            try:
+                for future in futures:
+                    future.result()
+            except BaseException:
+                stop.set()
+                raise
+        if stop.is_set():
+            raise index_module.IndexCancelled
+        built = {location: index_module.open_existing(location) for location, _ in missing}
+        return {location: shard for location, shard in built.items() if shard is not None}
 
     # -- queries ------------------------------------------------------------------------------
 
@@ -164,3 +203,42 @@ class SearchEngine:
         if self._runner is not None:
             self._runner.close()
             self._runner = None
+
+
+class _Progress:
+    """Adds up the progress of shards built at the same time into one (done, total) report."""
+
+    def __init__(self, total: int, report) -> None:
+        self._total = total
+        self._report = report
+        self._done: dict[object, int] = {}
+        self._lock = threading.Lock()
+
+    def shard(self, key):
+        def on_progress(done: int, _total: int) -> None:
+            if self._report is None:
+                return
+            with self._lock:
+                self._done[key] = done
+                self._report(sum(self._done.values()), self._total)
+
+        return on_progress
+
+
+def _run_child(command: list[str], on_progress, stop: threading.Event) -> bool:
+    """Run one child build, relaying its `progress DONE TOTAL` lines; False if it failed."""
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True)
+    try:
+        for line in child.stdout:
+            if stop.is_set():
+                return False
+            parts = line.split()
+            if len(parts) == 3 and parts[0] == "progress":
+                on_progress(int(parts[1]), int(parts[2]))
+        child.wait()
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        child.stdout.close()
+    return child.returncode == 0

@@ -48,7 +48,7 @@ class IndexCancelled(Exception):
 
 @dataclass(frozen=True)
 class IndexLocation:
-    """Where one corpus set's index lives: <cache>/index/<set>-<content>."""
+    """Where one corpus file's index lives: <cache>/index/<file>-<content>."""
 
     root: Path
     set_key: str
@@ -59,9 +59,11 @@ class IndexLocation:
         return self.root / f"{self.set_key}-{self.content_key}"
 
 
-def locate(root: Path, sources: Sequence[str], papers: Sequence[Paper]) -> IndexLocation:
-    """The index directory for these papers; any change of content, schema or version moves it."""
-    set_hash = hashlib.sha256("\0".join(sorted(os.path.abspath(s) for s in sources)).encode()).hexdigest()[:10]
+def locate(root: Path, source: str, papers: Sequence[Paper]) -> IndexLocation:
+    """The index directory for one file's papers; any change of content, schema or version moves it.
+
+    Each corpus file has its own index (a shard), so adding or changing one list re-indexes only it."""
+    set_hash = hashlib.sha256(os.path.abspath(source).encode("utf-8", "surrogatepass")).hexdigest()[:10]
     content = hashlib.sha256(f"{SCHEMA_VERSION}\0{__version__}".encode())
     for paper in papers:
         for value in (paper.id, paper.abstract, paper.title or "", paper.venue or "", *paper.authors, "\1", *paper.keywords):

@@ -15,6 +15,8 @@ from itertools import islice
 
 from whoosh import qparser
 from whoosh import query as wq
+from whoosh.reading import MultiReader
+from whoosh.searching import Searcher
 from whoosh.spelling import ListCorrector
 
 from search.models import Hit, SearchResult
@@ -36,19 +38,23 @@ _PLAIN_WORD = re.compile(r"(?<![\w:*~])[^\W\d_]+(?![\w:*~])")
 class QueryRunner:
     """One long-lived searcher reused across queries; thread-safe through a lock."""
 
-    def __init__(self, ix, words: list[str] | None = None, counts: list[int] | None = None) -> None:
+    def __init__(self, indexes: list, words: list[str] | None = None, counts: list[int] | None = None) -> None:
+        """`indexes`: one Whoosh index per corpus file, searched as one (statistics are shared)."""
         self._words = words or []
         self._counts = counts or [1] * len(self._words)
         self._corrector = ListCorrector(self._words)
-        self._id_column = None
         self._lock = threading.Lock()
-        self._searcher = ix.searcher()
+        schema = indexes[0].schema
+        segments = [segment for ix in indexes for segment, _ in ix.reader().leaf_readers()]
+        self._searcher = Searcher(segments[0] if len(segments) == 1 else MultiReader(segments))
         self._scorer = TermScorer(self._searcher.reader())
-        self._parser = qparser.MultifieldParser(list(SEARCH_FIELDS), ix.schema, group=qparser.OrGroup.factory(0.9))
+        self._id_column = self._searcher.reader().column_reader("id")
+        """docnum -> paper id: much cheaper than Whoosh's pickled stored fields."""
+        self._parser = qparser.MultifieldParser(list(SEARCH_FIELDS), schema, group=qparser.OrGroup.factory(0.9))
         self._parser.add_plugin(qparser.FuzzyTermPlugin())
         self._parser.add_plugin(qparser.FieldAliasPlugin(FIELD_ALIASES))
         self._plain_parser = qparser.MultifieldParser(
-            list(SEARCH_FIELDS), ix.schema, group=qparser.OrGroup.factory(0.9), plugins=[]
+            list(SEARCH_FIELDS), schema, group=qparser.OrGroup.factory(0.9), plugins=[]
         )
 
     def close(self) -> None:
@@ -140,9 +146,8 @@ class QueryRunner:
     def _execute(self, query: wq.Query, limit: int, hit_terms: bool) -> tuple[tuple[Hit, ...], int, tuple[str, ...]]:
         if query is wq.NullQuery:
             return (), 0, ()
-        self._refresh()
         terms = tuple(dict.fromkeys(_decode(t) for field, t in query.iter_all_terms() if field != "id"))
-        ids = self._ids()
+        ids = self._id_column
         if TermScorer.handles(query):
             # Words, prefixes, fuzzy terms, fields and booleans: ranked from cached per-term scores.
             ranked = self._scorer.rank(query)
@@ -151,33 +156,18 @@ class QueryRunner:
                 for doc, score in self._scorer.top(ranked, max(1, limit))
             )
             return hits, len(ranked.scores), terms
-        # optimize=False: Whoosh's block-quality skipping costs more than it saves on these indexes.
-        results = self._searcher.search(query, limit=max(1, limit), terms=hit_terms, optimize=False)
+        # Anything else (sloppy phrases, ...): Whoosh. limit=None, because its top-N collector skips
+        # good papers in later segments, and with every match collected the count is exact too.
+        results = self._searcher.search(query, limit=None, terms=hit_terms)
         hits = tuple(
             Hit(
                 _decode(ids[hit.docnum]),
                 float(hit.score),
                 tuple(sorted({_decode(t) for _, t in hit.matched_terms()})) if hit_terms else (),
             )
-            for hit in results
+            for hit in islice(results, max(1, limit))
         )
-        return hits, self._count(query), terms
-
-    def _count(self, query: wq.Query) -> int:
-        """How many papers match: Whoosh's own count is wrong across segments with optimize=False."""
-        return sum(1 for _ in self._searcher.docs_for_query(query))
-
-    def _refresh(self) -> None:
-        if not self._searcher.up_to_date():
-            self._searcher = self._searcher.refresh()
-            self._scorer = TermScorer(self._searcher.reader())
-            self._id_column = None
-
-    def _ids(self):
-        """docnum -> paper id, from the id column: much cheaper than Whoosh's pickled stored fields."""
-        if self._id_column is None:
-            self._id_column = self._searcher.reader().column_reader("id")
-        return self._id_column
+        return hits, results.scored_length(), terms
 
     def _correct(self, text: str) -> str | None:
         """Replace words the index has never seen with their closest spelling, if any."""

@@ -12,7 +12,7 @@ from search.index import IndexCancelled
 
 def corpus_file(tmp_path, abstracts, name="list.json"):
     path = tmp_path / name
-    path.write_text(json.dumps([{"id": str(i), "abstract": a} for i, a in enumerate(abstracts)]), encoding="utf-8")
+    path.write_text(json.dumps([{"id": f"{name}-{i}", "abstract": a} for i, a in enumerate(abstracts)]), encoding="utf-8")
     return path
 
 
@@ -54,7 +54,8 @@ def test_a_damaged_index_is_rebuilt(tmp_path):
     path = corpus_file(tmp_path, ["Graphs are fun."])
     cache = tmp_path / "cache"
     status = SearchEngine(load_corpus([path]), cache).ensure_index()
-    for entry in status.path.iterdir():
+    (shard,) = status.paths
+    for entry in shard.iterdir():
         entry.write_bytes(b"garbage")
     engine = SearchEngine(load_corpus([path]), cache)
     assert engine.ensure_index().built
@@ -93,3 +94,35 @@ def test_progress_is_reported_while_building(tmp_path):
     calls = []
     SearchEngine(load_corpus([path]), tmp_path / "c").ensure_index(on_progress=lambda done, total: calls.append((done, total)))
     assert calls[-1] == (450, 450) and len(calls) >= 3
+
+
+def test_each_file_has_its_own_index_and_adding_a_file_indexes_only_that_file(tmp_path):
+    first = corpus_file(tmp_path, ["Graphs are fun.", "Trees are fun."], "a.json")
+    second = corpus_file(tmp_path, ["Forests are fun."], "b.json")
+    cache = tmp_path / "cache"
+    status = SearchEngine(load_corpus([first]), cache).ensure_index()
+    (first_shard,) = status.paths
+    built_at = first_shard.stat().st_mtime_ns
+    engine = SearchEngine(load_corpus([first, second]), cache)
+    status = engine.ensure_index()
+    assert status.built and status.paths[0] == first_shard and first_shard.stat().st_mtime_ns == built_at
+    assert len(status.paths) == 2
+    assert engine.search("fun").total == 3  # one search over both files
+    assert [engine.paper(h.paper_id).source for h in engine.search("forests").hits] == [str(second)]
+
+
+def test_big_corpora_are_built_by_child_processes_in_parallel(tmp_path, monkeypatch):
+    monkeypatch.setattr("search.engine.CHILD_BUILD_MIN_PAPERS", 10)
+    monkeypatch.setattr("search.engine.BUILD_WORKERS", 2)
+    files = [corpus_file(tmp_path, [f"Paper {i} of list {n} about graphs and trees." for i in range(30)], f"{n}.json") for n in "abc"]
+    started = []
+    real_run = __import__("search.engine", fromlist=["_run_child"])._run_child
+    monkeypatch.setattr("search.engine._run_child", lambda command, *rest: started.append(command) or real_run(command, *rest))
+    calls = []
+    engine = SearchEngine(load_corpus(files), tmp_path / "cache")
+    status = engine.ensure_index(on_progress=lambda done, total: calls.append((done, total)))
+    assert status.built and len(status.paths) == 3
+    shards = [c[i + 1] for c in started for i, arg in enumerate(c) if arg == "--shard"]
+    assert len(started) == 2 and sorted(shards) == sorted(str(f) for f in files)
+    assert calls[-1] == (90, 90)
+    assert engine.search("graphs").total == 90

@@ -22,13 +22,24 @@ def assert_ranks_like_whoosh(engine, text):
     runner = engine._runner
     query, _ = runner._parse(text)
     assert TermScorer.handles(query), text
-    expected = [(hit.docnum, hit.score) for hit in runner._searcher.search(query, limit=30)]
+    expected = whoosh_top(runner._searcher, query, 30)
     scorer = TermScorer(runner._searcher.reader())
     ranked = scorer.rank(query)
     got = scorer.top(ranked, 30)
     assert [doc for doc, _ in got] == [doc for doc, _ in expected], text
     assert [score for _, score in got] == pytest.approx([score for _, score in expected], rel=1e-9), text
     assert set(ranked.scores) == matching_docs(runner._searcher, query), text
+
+
+def whoosh_top(searcher, query, limit):
+    """Whoosh's own scores, ranked. Its top-N collector skips good papers in later segments
+    (so every match is collected), and its AndNot matcher lets excluded papers through (so
+    `a NOT b` is Whoosh's ranking of `a` without the papers that match `b`)."""
+    excluded = set()
+    if isinstance(query, wq.AndNot):
+        query, excluded = query.a, matching_docs(searcher, query.b)
+    ranked = searcher.search(query, limit=None)
+    return [(hit.docnum, hit.score) for hit in ranked if hit.docnum not in excluded][:limit]
 
 
 def matching_docs(searcher, query):
