@@ -91,7 +91,7 @@ def test_duplicate_ids_are_kept_once_and_counted(tmp_path):
         ("broken.json", '[{"abstract": "x"', "malformed JSON"),
         ("scalar.json", "[1, 2]", "no records with an abstract"),
         ("string.json", '"just a string"', "no abstracts found"),
-        ("number.json", "{\"papers\": 3}", "no records with an abstract"),
+        ("number.json", "{\"papers\": 3}", "JSON object has no list of papers"),
     ],
 )
 def test_bad_files_give_one_line_errors(tmp_path, name, content, message):
