@@ -28,6 +28,8 @@ class Corpus:
     """Records without an abstract."""
     duplicates: int = 0
     """Papers whose id was already loaded (kept once)."""
+    problems: tuple[str, ...] = ()
+    """Files left out because they could not be loaded (only with skip_broken)."""
 
 
 def bundled_paths() -> list[Path]:
@@ -36,15 +38,26 @@ def bundled_paths() -> list[Path]:
     return sorted(Path(str(entry)) for entry in folder.iterdir() if entry.name.endswith(".txt"))
 
 
-def load_corpus(paths: Sequence[str | Path] | None = None) -> Corpus:
-    """Load and merge corpus files (default: the bundled list). Raises CorpusError."""
+def load_corpus(paths: Sequence[str | Path] | None = None, skip_broken: bool = False) -> Corpus:
+    """Load and merge corpus files (default: the bundled list). Raises CorpusError; with
+    `skip_broken`, a file that cannot be loaded is left out and named in `problems` instead
+    (unless none can be loaded)."""
     files = [Path(p) for p in paths] if paths else bundled_paths()
     papers: list[Paper] = []
     seen: set[str] = set()
     skipped = duplicates = 0
     venues: list[str] = []
+    problems: list[str] = []
+    loaded: list[Path] = []
     for path in files:
-        parsed = parse(path, _read_text(path))
+        try:
+            parsed = parse(path, _read_text(path))
+        except CorpusError as error:
+            if not skip_broken:
+                raise
+            problems.append(str(error))
+            continue
+        loaded.append(path)
         skipped += parsed.skipped
         if parsed.venue and parsed.venue not in venues:
             venues.append(parsed.venue)
@@ -54,9 +67,12 @@ def load_corpus(paths: Sequence[str | Path] | None = None) -> Corpus:
                 continue
             seen.add(paper.id)
             papers.append(replace(paper, position=len(papers)))
+    if not loaded:
+        raise CorpusError(problems[0])
+    files = loaded
     names = venues or [p.stem for p in files]
     name = ", ".join(names) if len(names) <= 3 else f"{names[0]}, {names[1]} and {len(names) - 2} more"
-    return Corpus(name, tuple(papers), tuple(str(p) for p in files), skipped, duplicates)
+    return Corpus(name, tuple(papers), tuple(str(p) for p in files), skipped, duplicates, tuple(problems))
 
 
 def _read_text(path: Path) -> str:

@@ -72,8 +72,14 @@ class SearchEngine:
         self.describe = lru_cache(maxsize=None)(self._describe)
 
     @classmethod
-    def from_paths(cls, paths_: Sequence[str | Path] | None = None) -> "SearchEngine":
-        return cls(load_corpus(paths_))
+    def from_paths(cls, paths_: Sequence[str | Path] | None = None) -> SearchEngine:
+        """The given files (any that cannot be loaded is an error), or by default the bundled list
+        plus the user's library, where a broken list is left out and named in corpus.problems."""
+        if paths_:
+            return cls(load_corpus(paths_))
+        from search.library import Library
+
+        return cls(load_corpus(Library().default_sources(), skip_broken=True))
 
     # -- papers -------------------------------------------------------------------------------
 

@@ -59,11 +59,23 @@ class IndexLocation:
         return self.root / f"{self.set_key}-{self.content_key}"
 
 
+def _source_key(source: str) -> str:
+    return hashlib.sha256(os.path.abspath(source).encode("utf-8", "surrogatepass")).hexdigest()[:10]
+
+
+def forget(root: Path, source: str) -> None:
+    """Delete every index built for this corpus file (it was removed)."""
+    prefix = _source_key(source) + "-"
+    for entry in root.iterdir() if root.is_dir() else ():
+        if entry.name.lstrip(".").startswith(prefix):
+            shutil.rmtree(entry, ignore_errors=True)
+
+
 def locate(root: Path, source: str, papers: Sequence[Paper]) -> IndexLocation:
     """The index directory for one file's papers; any change of content, schema or version moves it.
 
     Each corpus file has its own index (a shard), so adding or changing one list re-indexes only it."""
-    set_hash = hashlib.sha256(os.path.abspath(source).encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    set_hash = _source_key(source)
     content = hashlib.sha256(f"{SCHEMA_VERSION}\0{__version__}".encode())
     for paper in papers:
         for value in (paper.id, paper.abstract, paper.title or "", paper.venue or "", *paper.authors, "\1", *paper.keywords):

@@ -15,7 +15,9 @@ from search.describe import bookmark_of
 from search.engine import SearchEngine, UnknownPaper
 from search.export import FORMATS, BookmarkImportError, export, parse_json_export, write_atomic
 from search.markup import convert
+from search.library import LibraryError
 from search.store import StoreError, UserStore
+from tui import library_commands
 
 EXIT_USAGE = 2
 
@@ -32,7 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"iclr-reader {__version__}")
     parser.add_argument(
         "--corpus", action="append", metavar="PATH",
-        help="corpus file to load (repeatable): a paragraph list, JSON array or JSON Lines; default: bundled ICLR 2025",
+        help="corpus file to load (repeatable): JSON/JSONL records, OpenReview notes, CSV, BibTeX or a paragraph list; "
+        "default: the bundled ICLR 2025 list plus your library (see `add`)",
     )
     parser.add_argument("--query", metavar="TEXT", help="open the app with this query typed")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -69,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     add.add_argument("id", help="paper id")
     remove = actions.add_parser("remove", help="remove a bookmark")
     remove.add_argument("id", help="paper id")
+    library_commands.add_parsers(commands)
     return parser
 
 
@@ -79,7 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (CorpusError, CliError) as error:
         print(f"iclr-reader: error: {error}", file=sys.stderr)
         return EXIT_USAGE
-    except (UnknownPaper, StoreError, BookmarkImportError) as error:
+    except (UnknownPaper, StoreError, BookmarkImportError, LibraryError) as error:
         print(f"iclr-reader: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
@@ -93,7 +97,11 @@ def _dispatch(args: argparse.Namespace) -> int:
         return _render(args)
     if args.command == "bookmarks" and args.action != "add":
         return _bookmarks(args, UserStore())
+    if args.command in library_commands.COMMANDS:
+        return library_commands.run(args, _ensure_index)
     engine = SearchEngine.from_paths(args.corpus)
+    for problem in engine.corpus.problems:
+        print(f"iclr-reader: warning: left out {problem}", file=sys.stderr)
     if args.command is None:
         from tui.app import run_app  # the app's imports are only paid for when it runs
 
@@ -119,7 +127,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 
 def _ensure_index(engine: SearchEngine, rebuild: bool = False):
-    progress = _Progress(len(engine.papers))
+    progress = _Progress()
     status = engine.ensure_index(on_progress=progress, rebuild=rebuild)
     progress.finish(status.built)
     if status.notice:
@@ -130,8 +138,8 @@ def _ensure_index(engine: SearchEngine, rebuild: bool = False):
 class _Progress:
     """A progress bar on stderr, shown only once a build has taken more than a moment."""
 
-    def __init__(self, total: int) -> None:
-        self.total = total
+    def __init__(self) -> None:
+        self.total = 0
         self.started = time.monotonic()
         self.shown = False
 
@@ -139,6 +147,7 @@ class _Progress:
         if time.monotonic() - self.started < 0.5:
             return
         self.shown = True
+        self.total = total
         if sys.stderr.isatty():
             width = 30
             filled = int(width * done / max(total, 1))
