@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -17,7 +18,10 @@ from search import index as index_module
 from search import paths
 from search.corpus import Corpus, load_corpus
 from search.describe import Description, describe, quick_headline
-from search.models import Paper, SearchResult
+from search.facets import Facets, facet_tokens, split_facets
+from search.importers.common import status_of
+from search.library import list_name
+from search.models import Hit, Marks, Paper, SearchResult
 from search.query import QueryRunner
 
 
@@ -33,6 +37,13 @@ class Row:
 CHILD_BUILD_MIN_PAPERS = 3000
 """From this many papers to index, shards are built by child processes, two at a time."""
 BUILD_WORKERS = max(1, min(2, os.cpu_count() or 1))
+
+
+_WORDS = re.compile(r"[^\W_]")
+
+
+def _joined(notes: list[str]) -> str | None:
+    return "; ".join(notes) if notes else None
 
 
 class UnknownPaper(KeyError):
@@ -70,6 +81,7 @@ class SearchEngine:
         self._lock = threading.Lock()
         self._stored_rows: dict[str, Row] = {}
         self.describe = lru_cache(maxsize=None)(self._describe)
+        self._list_of = lru_cache(maxsize=None)(list_name)
 
     @classmethod
     def from_paths(cls, paths_: Sequence[str | Path] | None = None) -> SearchEngine:
@@ -197,13 +209,74 @@ class SearchEngine:
 
     # -- queries ------------------------------------------------------------------------------
 
-    def search(self, text: str, limit: int = 50, partial: bool = False, hit_terms: bool = True) -> SearchResult:
-        """Ranked hits for a query; `partial`: the last word is still being typed; `hit_terms`: fill
-        each hit's matched terms (the result's own `terms` are always there, for highlighting)."""
+    def search(
+        self, text: str, limit: int = 50, partial: bool = False, hit_terms: bool = True, marks: Marks | None = None
+    ) -> SearchResult:
+        """Ranked hits for a query, with its facets (list:, venue:, status:, has:, is:, sort:)
+        applied; `partial`: the last word is still being typed; `hit_terms`: fill each hit's
+        matched terms (the result's own `terms` are always there, for highlighting); `marks`:
+        the user's bookmarks and read papers, for is: filters."""
         if self._runner is None:
             self.ensure_index()
         assert self._runner is not None
-        return self._runner.run(text, limit, partial, hit_terms)
+        words, facets = split_facets(text)
+        text = " ".join(text.split())
+        allowed, problems = self._filter(facets, marks or Marks())
+        if not _WORDS.search(words):
+            if not facets.filters and facets.sort == "relevance":
+                return self._runner.run(text, limit, partial, hit_terms)  # no words, no facets
+            papers = [paper for paper in self.papers if allowed is None or paper.id in allowed]
+            hits = tuple(Hit(paper.id, 0.0) for paper in self._sorted(papers, facets.sort)[:limit])
+            return SearchResult(text, hits, len(papers), notice=_joined(problems))
+        wanted = len(self.papers) if facets.sort != "relevance" else limit
+        result = self._runner.run(words, wanted, partial, hit_terms, allowed)
+        hits = result.hits
+        if facets.sort != "relevance":
+            order = {paper.id: rank for rank, paper in enumerate(self._sorted([self.paper(h.paper_id) for h in hits], facets.sort))}
+            hits = tuple(sorted(hits, key=lambda hit: order[hit.paper_id]))
+        notice = _joined([*problems, *([result.notice] if result.notice else [])])
+        corrected = " ".join([result.corrected, *facet_tokens(text)]) if result.corrected else None
+        return SearchResult(text, hits[:limit], result.total, corrected, notice, result.terms)
+
+    @property
+    def lists(self) -> list[str]:
+        """The names of the loaded lists, in corpus order."""
+        return list(dict.fromkeys(self._list_of(paper.source) for paper in self.papers))
+
+    def list_of(self, paper_id: str) -> str:
+        return self._list_of(self.paper(paper_id).source)
+
+    def _filter(self, facets: Facets, marks: Marks) -> tuple[frozenset[str] | None, list[str]]:
+        """The paper ids the facets let through (None: no filter), and what was not understood."""
+        problems = list(facets.problems)
+        if not facets.filters:
+            return None, problems
+        known = self.lists
+        for name in (*facets.lists, *facets.excluded_lists):
+            if name not in known:
+                problems.append(f"no list named {name!r} (loaded: {', '.join(known)})")
+        checks = []
+        if facets.lists:
+            checks.append(lambda paper: self._list_of(paper.source) in facets.lists)
+        if facets.excluded_lists:
+            checks.append(lambda paper: self._list_of(paper.source) not in facets.excluded_lists)
+        if facets.venues:
+            checks.append(lambda paper: any(venue in (paper.venue or "").lower() for venue in facets.venues))
+        if facets.statuses:
+            checks.append(lambda paper: status_of(paper.status, paper.track) in facets.statuses)
+        for flag, wanted in facets.flags:
+            if flag == "has:code":
+                checks.append(lambda paper, wanted=wanted: self.row(paper.id).has_code == wanted)
+            elif flag == "is:bookmarked":
+                checks.append(lambda paper, wanted=wanted: (paper.id in marks.bookmarked) == wanted)
+            else:
+                checks.append(lambda paper, wanted=wanted: (paper.id not in marks.opened) == wanted)
+        return frozenset(paper.id for paper in self.papers if all(check(paper) for check in checks)), problems
+
+    def _sorted(self, papers: list[Paper], sort: str) -> list[Paper]:
+        if sort == "name":
+            return sorted(papers, key=lambda paper: (self.row(paper.id).headline.casefold(), paper.position))
+        return sorted(papers, key=lambda paper: paper.position)
 
     def close(self) -> None:
         if self._runner is not None:

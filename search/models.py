@@ -82,6 +82,14 @@ class SearchResult:
 
 
 @dataclass(frozen=True, slots=True)
+class Marks:
+    """The user's marks that `is:` filters read: bookmarked and opened paper ids."""
+
+    bookmarked: frozenset[str] = frozenset()
+    opened: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
 class Bookmark:
     """A saved paper: enough of it to show and export it even when its corpus is not loaded."""
 

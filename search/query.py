@@ -11,6 +11,7 @@ import re
 import threading
 from bisect import bisect_left
 from heapq import nlargest
+from collections.abc import Set
 from itertools import islice
 
 from whoosh import qparser
@@ -50,6 +51,9 @@ class QueryRunner:
         self._scorer = TermScorer(self._searcher.reader())
         self._id_column = self._searcher.reader().column_reader("id")
         """docnum -> paper id: much cheaper than Whoosh's pickled stored fields."""
+        self._docnum_of: dict[str, int] | None = None
+        self._allowed: set[int] | None = None
+        """The docnums a filter lets through, for the query being run (under the lock)."""
         self._parser = qparser.MultifieldParser(list(SEARCH_FIELDS), schema, group=qparser.OrGroup.factory(0.9))
         self._parser.add_plugin(qparser.FuzzyTermPlugin())
         self._parser.add_plugin(qparser.FieldAliasPlugin(FIELD_ALIASES))
@@ -61,9 +65,12 @@ class QueryRunner:
         with self._lock:
             self._searcher.close()
 
-    def run(self, text: str, limit: int = 50, partial: bool = False, hit_terms: bool = True) -> SearchResult:
+    def run(
+        self, text: str, limit: int = 50, partial: bool = False, hit_terms: bool = True, allowed: Set[str] | None = None
+    ) -> SearchResult:
         """Run a query. With `partial`, the last word is still being typed and also matches its
-        completions; `hit_terms=False` skips each hit's matched terms (about 10% faster)."""
+        completions; `hit_terms=False` skips each hit's matched terms (about 10% faster);
+        `allowed`: only these paper ids may match (filters)."""
         as_typed = text
         text = " ".join(text.split())
         if not _WORD.search(text):
@@ -71,6 +78,7 @@ class QueryRunner:
         typing = _word_being_typed(as_typed) if partial else None
         settled = text if typing is None else text[: -len(typing)]
         with self._lock:
+            self._allowed = None if allowed is None else self._docnums(allowed)
             # A word the index has never seen is most likely a typo: try the corrected query first.
             corrected = self._correct(settled)
             if corrected:
@@ -148,9 +156,12 @@ class QueryRunner:
             return (), 0, ()
         terms = tuple(dict.fromkeys(_decode(t) for field, t in query.iter_all_terms() if field != "id"))
         ids = self._id_column
+        allowed = self._allowed
         if TermScorer.handles(query):
             # Words, prefixes, fuzzy terms, fields and booleans: ranked from cached per-term scores.
             ranked = self._scorer.rank(query)
+            if allowed is not None:
+                ranked.scores = {doc: score for doc, score in ranked.scores.items() if doc in allowed}
             hits = tuple(
                 Hit(_decode(ids[doc]), score, _matched(ranked.leaves, doc) if hit_terms else ())
                 for doc, score in self._scorer.top(ranked, max(1, limit))
@@ -158,7 +169,7 @@ class QueryRunner:
             return hits, len(ranked.scores), terms
         # Anything else (sloppy phrases, ...): Whoosh. limit=None, because its top-N collector skips
         # good papers in later segments, and with every match collected the count is exact too.
-        results = self._searcher.search(query, limit=None, terms=hit_terms)
+        results = [hit for hit in self._searcher.search(query, limit=None, terms=hit_terms) if allowed is None or hit.docnum in allowed]
         hits = tuple(
             Hit(
                 _decode(ids[hit.docnum]),
@@ -167,7 +178,13 @@ class QueryRunner:
             )
             for hit in islice(results, max(1, limit))
         )
-        return hits, results.scored_length(), terms
+        return hits, len(results), terms
+
+    def _docnums(self, paper_ids: Set[str]) -> set[int]:
+        if self._docnum_of is None:
+            self._docnum_of = {_decode(paper_id): doc for doc, paper_id in enumerate(self._id_column)}
+        docnum_of = self._docnum_of
+        return {docnum_of[paper_id] for paper_id in paper_ids if paper_id in docnum_of}
 
     def _correct(self, text: str) -> str | None:
         """Replace words the index has never seen with their closest spelling, if any."""

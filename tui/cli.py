@@ -15,7 +15,9 @@ from search.describe import bookmark_of
 from search.engine import SearchEngine, UnknownPaper
 from search.export import FORMATS, BookmarkImportError, export, parse_json_export, write_atomic
 from search.markup import convert
+from search.facets import split_facets
 from search.library import LibraryError
+from search.models import Marks
 from search.store import StoreError, UserStore
 from tui import library_commands
 
@@ -228,7 +230,11 @@ def _list(engine: SearchEngine, as_json: bool) -> int:
 def _search(engine: SearchEngine, query: str, limit: int, as_json: bool) -> int:
     if limit < 1:
         raise CliError("--limit must be at least 1")
-    result = engine.search(query, limit=limit)
+    marks = None
+    if split_facets(query)[1].needs_marks:
+        store = UserStore()
+        marks = Marks(frozenset(store.bookmarked_ids()), frozenset(store.opened_ids()))
+    result = engine.search(query, limit=limit, marks=marks)
     if as_json:
         hits = []
         for hit in result.hits:

@@ -17,7 +17,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from search.describe import bookmark_of
 from search.engine import SearchEngine
-from search.models import Bookmark, SearchResult
+from search.models import Bookmark, Marks, SearchResult
 from search.store import StoreError
 from tui.messages import IndexFailed, IndexProgress, IndexReady, SearchFinished
 from tui.screens.bookmarks import BookmarksScreen
@@ -163,7 +163,7 @@ class MainScreen(PaperActions, Screen):
         self._wanted_query = text
         if self._running_query is None:
             self._running_query = text
-            self.run_search(text)
+            self.run_search(text, Marks(frozenset(self.bookmarked), frozenset(self.opened)))
 
     def _search_done(self) -> None:
         finished, self._running_query = self._running_query, None
@@ -172,8 +172,8 @@ class MainScreen(PaperActions, Screen):
             self._start_search(wanted)
 
     @work(thread=True, group="search", exit_on_error=False)
-    def run_search(self, text: str) -> None:
-        result = self.engine.search(text, limit=RESULT_LIMIT, partial=True, hit_terms=False)
+    def run_search(self, text: str, marks: Marks) -> None:
+        result = self.engine.search(text, limit=RESULT_LIMIT, partial=True, hit_terms=False, marks=marks)
         if not get_current_worker().is_cancelled:
             self.post_message(SearchFinished(text, result))
 

@@ -1,0 +1,82 @@
+"""Facets in the query: filters by list, venue, status, code, bookmarks and read marks, and sort."""
+
+import json
+
+import pytest
+
+from search.corpus import load_corpus
+from search.engine import SearchEngine
+from search.facets import split_facets, toggle
+from search.models import Marks
+
+
+@pytest.fixture
+def engine(tmp_path):
+    def write(name, records):
+        path = tmp_path / name
+        path.write_text(json.dumps(records), encoding="utf-8")
+        return path
+
+    iclr = write("iclr2024.json", [
+        {"id": "a", "title": "Zebra Graphs", "abstract": "Graph learning for zebras.", "status": "Oral", "github": "https://github.com/a/a"},
+        {"id": "b", "title": "Apple Graphs", "abstract": "Graph learning for apples.", "status": "Poster"},
+        {"id": "c", "title": "Mango Trees", "abstract": "Trees, not networks, at all.", "status": "Accept (spotlight)"},
+    ])
+    nips = write("nips2023.json", [
+        {"id": "d", "title": "Banana Graphs", "abstract": "Graph learning for bananas. Code: https://github.com/d/d"},
+    ])
+    engine = SearchEngine(load_corpus([iclr, nips]), tmp_path / "cache")
+    engine.ensure_index()
+    return engine
+
+
+def ids(result):
+    return [hit.paper_id for hit in result.hits]
+
+
+def test_list_and_venue_filters(engine):
+    assert engine.lists == ["iclr2024", "nips2023"]
+    assert sorted(ids(engine.search("graph list:nips2023"))) == ["d"]
+    assert sorted(ids(engine.search("graph -list:nips2023"))) == ["a", "b"]
+    assert sorted(ids(engine.search("graph venue:neurips"))) == ["d"]
+    assert sorted(ids(engine.search("list:iclr2024 list:nips2023 banana"))) == ["d"]  # one facet's values: either
+    result = engine.search("graph list:nope")
+    assert result.total == 0 and "no list named 'nope'" in result.notice
+
+
+def test_status_code_and_marks(engine):
+    assert ids(engine.search("status:oral")) == ["a"]
+    assert ids(engine.search("status:spotlight")) == ["c"]
+    assert sorted(ids(engine.search("graph has:code"))) == ["a", "d"]  # a record's github, or a link in the abstract
+    assert sorted(ids(engine.search("graph -has:code"))) == ["b"]
+    marks = Marks(bookmarked=frozenset({"b"}), opened=frozenset({"a", "b"}))
+    assert ids(engine.search("is:bookmarked", marks=marks)) == ["b"]
+    assert ids(engine.search("graph is:unread", marks=marks)) == ["d"]
+    assert sorted(ids(engine.search("graph is:read", marks=marks))) == ["a", "b"]
+
+
+def test_facets_alone_list_in_corpus_order_and_sort_orders(engine):
+    result = engine.search("list:iclr2024")
+    assert ids(result) == ["a", "b", "c"] and result.total == 3
+    assert ids(engine.search("graph sort:name")) == ["b", "d", "a"]  # Apple, Banana, Zebra
+    assert ids(engine.search("graph sort:order")) == ["a", "b", "d"]
+    assert ids(engine.search("sort:name")) == ["b", "d", "c", "a"]
+
+
+def test_unknown_facet_values_are_explained_not_fatal(engine):
+    result = engine.search("graph has:tests status:workshop")
+    assert result.total == 3
+    assert "has:tests (try has:code)" in result.notice and "status:workshop" in result.notice
+
+
+def test_corrected_query_keeps_its_facets(engine):
+    result = engine.search("bananna list:nips2023")
+    assert ids(result) == ["d"] and result.corrected == "banana list:nips2023"
+
+
+def test_split_and_toggle():
+    assert split_facets('graph "list:x" has:code sort:name')[0] == 'graph "list:x"'
+    assert toggle("graph", "has:code") == "graph has:code"
+    assert toggle("graph has:code", "has:code") == "graph"
+    assert toggle("graph sort:name", "sort:order") == "graph sort:order"
+    assert toggle("graph list:a", "list:b") == "graph list:b"
