@@ -37,6 +37,8 @@ class Row:
 CHILD_BUILD_MIN_PAPERS = 3000
 """From this many papers to index, shards are built by child processes, two at a time."""
 BUILD_WORKERS = max(1, min(2, os.cpu_count() or 1))
+RELATED_LIMIT = 30
+"""How many related papers `related:ID` lists."""
 
 
 _WORDS = re.compile(r"[^\W_]")
@@ -74,7 +76,7 @@ class SearchEngine:
     def __init__(self, corpus: Corpus, cache_dir: Path | None = None) -> None:
         self.corpus = corpus
         self.papers: tuple[Paper, ...] = corpus.papers
-        self._by_id = {paper.id: paper for paper in corpus.papers}
+        self.by_id = {paper.id: paper for paper in corpus.papers}
         self._cache_dir = cache_dir
         self._runner: QueryRunner | None = None
         self._locations: tuple[index_module.IndexLocation, ...] = ()
@@ -97,7 +99,7 @@ class SearchEngine:
 
     def paper(self, paper_id: str) -> Paper:
         try:
-            return self._by_id[paper_id]
+            return self.by_id[paper_id]
         except KeyError:
             raise UnknownPaper(paper_id) from None
 
@@ -222,6 +224,8 @@ class SearchEngine:
         words, facets = split_facets(text)
         text = " ".join(text.split())
         allowed, problems = self._filter(facets, marks or Marks())
+        if facets.related is not None:
+            return self._related_result(text, facets, limit, allowed, problems)
         if not _WORDS.search(words):
             if not facets.filters and facets.sort == "relevance":
                 return self._runner.run(text, limit, partial, hit_terms)  # no words, no facets
@@ -237,6 +241,23 @@ class SearchEngine:
         notice = _joined([*problems, *([result.notice] if result.notice else [])])
         corrected = " ".join([result.corrected, *facet_tokens(text)]) if result.corrected else None
         return SearchResult(text, hits[:limit], result.total, corrected, notice, result.terms)
+
+    def related(self, paper_id: str, limit: int = 10, allowed: frozenset[str] | None = None) -> list[Hit]:
+        """The papers most similar to this one (its title, name and abstract), best first."""
+        if self._runner is None:
+            self.ensure_index()
+        assert self._runner is not None
+        paper = self.paper(paper_id)
+        description = self.describe(paper_id)
+        text = " ".join([paper.title or "", description.name or "", description.rendered.text, *paper.keywords])
+        return self._runner.similar(paper_id, text, limit, allowed)
+
+    def _related_result(self, text: str, facets: Facets, limit: int, allowed, problems: list[str]) -> SearchResult:
+        try:
+            hits = self.related(facets.related or "", max(limit, RELATED_LIMIT), allowed)
+        except UnknownPaper as error:
+            return SearchResult(text, (), 0, notice=_joined([*problems, str(error)]))
+        return SearchResult(text, tuple(hits[:limit]), len(hits), notice=_joined(problems))
 
     @property
     def lists(self) -> list[str]:

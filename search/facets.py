@@ -1,5 +1,5 @@
 """Filters and sort order inside the query: list:NAME venue:WORD status:oral has:code is:bookmarked
-is:unread sort:name. They are taken out of the text before it is searched; values of one facet
+is:unread sort:name, and related:ID (the papers most like that one). They are taken out of the text before it is searched; values of one facet
 are alternatives (list:a list:b), different facets must all hold. A leading - negates (-has:code)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from search.importers.common import STATUSES
 
-FACET = re.compile(r'(?<![^\s(])(-?)(list|venue|status|has|is|sort):("[^"]*"|[^\s()]+)', re.I)
+FACET = re.compile(r'(?<![^\s(])(-?)(list|venue|status|has|is|sort|related):("[^"]*"|[^\s()]+)', re.I)
 HAS = ("code",)
 IS = ("bookmarked", "unread", "read")
 SORTS = ("relevance", "order", "name")
@@ -24,6 +24,8 @@ class Facets:
     """(has:code / is:bookmarked / is:unread / is:read, wanted) pairs."""
     excluded_lists: tuple[str, ...] = ()
     sort: str = "relevance"
+    related: str | None = None
+    """related:ID: the papers most similar to that one, instead of a word search."""
     problems: tuple[str, ...] = field(default=())
     """Facets that were not understood, for a notice."""
 
@@ -45,11 +47,14 @@ def split_facets(text: str) -> tuple[str, Facets]:
     flags: list[tuple[str, bool]] = []
     problems: list[str] = []
     sort = "relevance"
+    related = None
 
     def take(match: re.Match[str]) -> str:
-        nonlocal sort
+        nonlocal sort, related
         negated, facet, value = match.group(1) == "-", match.group(2).lower(), match.group(3).strip('"').lower()
-        if facet == "list":
+        if facet == "related":
+            related = match.group(3).strip('"')  # ids are case-sensitive
+        elif facet == "list":
             (excluded_lists if negated else lists).append(value)
         elif facet == "venue":
             venues.append(value)
@@ -70,7 +75,7 @@ def split_facets(text: str) -> tuple[str, Facets]:
     rest = " ".join(FACET.sub(take, text).split())
     if rest and text[-1:].isspace():
         rest += " "  # the last word is finished: it must not be completed as if still being typed
-    facets = Facets(tuple(lists), tuple(venues), tuple(statuses), tuple(flags), tuple(excluded_lists), sort, tuple(problems))
+    facets = Facets(tuple(lists), tuple(venues), tuple(statuses), tuple(flags), tuple(excluded_lists), sort, related, tuple(problems))
     return rest, facets
 
 

@@ -11,8 +11,10 @@ import re
 import threading
 from bisect import bisect_left
 from heapq import nlargest
+from collections import Counter
 from collections.abc import Set
 from itertools import islice
+from math import log
 
 from whoosh import qparser
 from whoosh import query as wq
@@ -28,6 +30,9 @@ SEARCH_FIELDS = ("name", "title", "abstract", "keywords", "authors")
 FIELD_ALIASES = {"authors": ["author", "by"], "keywords": ["keyword", "kw"], "abstract": ["text"]}
 MAX_PREFIX_EXPANSIONS = 24
 """A short prefix like `ge*` expands to thousands of terms; only the most frequent are searched."""
+SIMILAR_TERMS = 25
+"""A paper's most distinctive words that a related-papers search looks for."""
+MAX_SHARE = 0.2
 COMPLETIONS = 4
 """While a word is being typed, it also matches its few most common completions."""
 _OPERATORS = {"AND", "OR", "NOT", "ANDNOT", "ANDMAYBE"}
@@ -179,6 +184,28 @@ class QueryRunner:
             for hit in islice(results, max(1, limit))
         )
         return hits, len(results), terms
+
+    def similar(self, paper_id: str, text: str, limit: int, allowed: Set[str] | None = None) -> list[Hit]:
+        """More like this: papers sharing the text's most distinctive words, best first (never the
+        paper itself). Words in one paper only or in over a fifth of all say nothing about likeness."""
+        with self._lock:
+            reader = self._searcher.reader()
+            total = reader.doc_count_all()
+            weighted = []
+            for term, count in Counter(token.text for token in ANALYZER(text)).items():
+                papers = reader.doc_frequency("abstract", term)
+                if 1 < papers <= max(2, total * MAX_SHARE):
+                    weighted.append(((1 + log(count)) * log(total / papers), term))
+            best = nlargest(SIMILAR_TERMS, weighted)
+            if not best:
+                return []
+            query = wq.Or([wq.Term(field, term, boost=weight / best[0][0]) for weight, term in best for field in ("abstract", "title")])
+            ranked = self._scorer.rank(query)
+            excluded = self._docnums({paper_id})
+            keep = None if allowed is None else self._docnums(allowed)
+            ranked.scores = {d: s for d, s in ranked.scores.items() if d not in excluded and (keep is None or d in keep)}
+            ids = self._id_column
+            return [Hit(_decode(ids[doc]), score, _matched(ranked.leaves, doc)) for doc, score in self._scorer.top(ranked, limit)]
 
     def _docnums(self, paper_ids: Set[str]) -> set[int]:
         if self._docnum_of is None:

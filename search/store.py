@@ -39,6 +39,10 @@ MIGRATIONS: list[str] = [
     CREATE TABLE opened (paper_id TEXT PRIMARY KEY, first_at REAL NOT NULL, last_at REAL NOT NULL,
                          times INTEGER NOT NULL DEFAULT 1);
     """,
+    # 3: saved searches.
+    """
+    CREATE TABLE saved_searches (name TEXT PRIMARY KEY, query TEXT NOT NULL, created_at REAL NOT NULL);
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -222,6 +226,26 @@ class UserStore:
 
     def opened_ids(self) -> set[str]:
         return {row[0] for row in self._connection.execute("SELECT paper_id FROM opened")}
+
+    # -- saved searches -------------------------------------------------------------------------
+
+    def save_search(self, name: str, query: str) -> None:
+        """Save (or overwrite) a named query."""
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO saved_searches (name, query, created_at) VALUES (?, ?, ?)"
+                " ON CONFLICT(name) DO UPDATE SET query = excluded.query",
+                (name, query, time.time()),
+            )
+
+    def saved_searches(self) -> list[tuple[str, str]]:
+        """(name, query) pairs, oldest first: their order gives the number keys."""
+        rows = self._connection.execute("SELECT name, query FROM saved_searches ORDER BY created_at, name")
+        return [(name, query) for name, query in rows]
+
+    def delete_search(self, name: str) -> bool:
+        with self._transaction() as db:
+            return db.execute("DELETE FROM saved_searches WHERE name = ?", (name,)).rowcount > 0
 
     def _columns(self) -> list[str]:
         return [row[1] for row in self._connection.execute("PRAGMA table_info(bookmarks)")]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from typing import Iterable
 
 from textual.app import App, SystemCommand
@@ -40,6 +41,8 @@ class ReaderApp(App[int]):
             self.notify(self.store_problem, title="Bookmarks unavailable", severity="error", timeout=10, markup=False)
         elif self.store is not None and self.store.notice:
             self.notify(self.store.notice, title="Bookmarks", severity="warning", timeout=15, markup=False)
+        for problem in self.engine.corpus.problems:
+            self.notify(f"Left out: {problem}", title="List not loaded", severity="warning", timeout=15, markup=False)
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
@@ -53,6 +56,13 @@ class ReaderApp(App[int]):
             yield SystemCommand("Results", "Go to the result list", screen.action_focus_results)
             yield SystemCommand("Clear search", "Show every paper in corpus order", screen.action_clear_search)
             yield SystemCommand("Bookmarks", "Show bookmarks (B)", screen.action_show_bookmarks)
+            yield SystemCommand("Related papers", "Papers most like the selected one (r)", screen.action_related)
+            yield SystemCommand("Lists", "Search all lists or one (ctrl+l)", screen.action_pick_list)
+            yield SystemCommand("Filters and sort", "has:code, is:bookmarked, is:unread, status:, sort: (ctrl+t)", screen.action_filters)
+            yield SystemCommand("Save search", "Save the current query with a name (ctrl+s)", screen.action_save_search)
+            yield SystemCommand("Saved searches", "Run or delete a saved search (S)", screen.action_saved_searches)
+            for name, query in self._saved_searches():
+                yield SystemCommand(f"Saved search: {name}", query, lambda query=query: screen.run_saved_search(query))
         if isinstance(screen, PaperActions):
             yield SystemCommand("Toggle bookmark", "Bookmark or unbookmark the selected paper (b)", screen.action_toggle_bookmark)
             yield SystemCommand("Edit note", "Edit the selected paper's note (n)", screen.action_edit_note)
@@ -63,6 +73,15 @@ class ReaderApp(App[int]):
             yield SystemCommand("Copy BibTeX entry", "Copy a BibTeX entry for the paper", screen.action_copy_bibtex)
             yield SystemCommand("Copy Markdown citation", "Copy [headline](url)", screen.action_copy_markdown)
         yield SystemCommand("Help", "Show every key binding (?)", self.action_help)
+
+
+    def _saved_searches(self) -> list[tuple[str, str]]:
+        if self.store is None:
+            return []
+        try:
+            return self.store.saved_searches()
+        except (StoreError, sqlite3.Error):
+            return []
 
 
 def run_app(engine: SearchEngine, query: str | None = None) -> int:

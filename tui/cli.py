@@ -54,6 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("id", help="paper id (see `list` or `search`)")
     show.add_argument("--plain", action="store_true", help="no terminal styling")
 
+    related = commands.add_parser("related", help="the papers most similar to one paper")
+    related.add_argument("id", help="paper id (see `list` or `search`)")
+    related.add_argument("--limit", type=int, default=10, help="number of papers (default 10)")
+    related.add_argument("--json", action="store_true", help="print JSON")
+
     render = commands.add_parser("render", help="render LaTeX/Markdown markup read from stdin")
     mode = render.add_mutually_exclusive_group()
     mode.add_argument("--plain", action="store_true", help="plain text only")
@@ -120,6 +125,9 @@ def _dispatch(args: argparse.Namespace) -> int:
         return _search(engine, args.query, args.limit, args.json)
     if args.command == "show":
         return _show(engine, args.id, args.plain)
+    if args.command == "related":
+        _ensure_index(engine)
+        return _related(engine, args.id, args.limit, args.json)
     if args.command == "bookmarks":
         bookmark = bookmark_of(engine.describe(engine.paper(args.id).id))
         UserStore().add(bookmark)
@@ -251,6 +259,25 @@ def _search(engine: SearchEngine, query: str, limit: int, as_json: bool) -> int:
         print(f"no matches for {result.query!r}; showing results for {result.corrected!r}", file=sys.stderr)
     print(f"{result.total} matches" + (f" (showing {len(result.hits)})" if result.total > len(result.hits) else ""))
     for hit in result.hits:
+        print(f"{hit.paper_id}  {hit.score:6.2f}  {engine.row(hit.paper_id).headline}")
+    return 0
+
+
+def _related(engine: SearchEngine, paper_id: str, limit: int, as_json: bool) -> int:
+    if limit < 1:
+        raise CliError("--limit must be at least 1")
+    hits = engine.related(paper_id, limit)
+    if as_json:
+        _print_json({
+            "id": paper_id,
+            "related": [
+                {"id": hit.paper_id, "headline": engine.row(hit.paper_id).headline, "score": round(hit.score, 4), "terms": list(hit.terms)}
+                for hit in hits
+            ],
+        })
+        return 0
+    print(f"Related to {paper_id}  {engine.row(paper_id).headline}")
+    for hit in hits:
         print(f"{hit.paper_id}  {hit.score:6.2f}  {engine.row(hit.paper_id).headline}")
     return 0
 

@@ -138,3 +138,13 @@ def test_sigkill_in_the_middle_of_writes_loses_nothing_acknowledged(tmp_path):
         writer.wait(timeout=30)
         writer.stdout.close()
         assert acknowledged <= UserStore(path).bookmarked_ids()
+
+
+def test_saved_searches_are_kept_in_order_replaced_by_name_and_deleted(tmp_path):
+    store = UserStore(tmp_path / "u.sqlite3")
+    store.save_search("graphs", "graph neural")
+    store.save_search("mine", "is:bookmarked")
+    store.save_search("graphs", "graph neural list:iclr2025")  # same name: replaced, keeps its place
+    assert UserStore(tmp_path / "u.sqlite3").saved_searches() == [("graphs", "graph neural list:iclr2025"), ("mine", "is:bookmarked")]
+    assert store.delete_search("mine") and not store.delete_search("mine")
+    assert store.saved_searches() == [("graphs", "graph neural list:iclr2025")]

@@ -170,3 +170,15 @@ def test_bookmark_errors_are_one_line(capsys, tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_DATA_HOME", str(blocker))
     code, _, err = run(capsys, "bookmarks")
     assert code == 2 and "cannot create the data dir" in err and err.count("\n") == 1
+
+
+def test_related_json_and_errors(capsys):
+    _, out, _ = run(capsys, "search", "BitStack", "--json")
+    bitstack = json.loads(out)["hits"][0]["id"]
+    code, out, _ = run(capsys, "related", bitstack, "--json", "--limit", "3")
+    related = json.loads(out)
+    assert code == 0 and related["id"] == bitstack and len(related["related"]) == 3
+    assert set(related["related"][0]) == {"id", "headline", "score", "terms"}
+    assert bitstack not in [paper["id"] for paper in related["related"]]
+    code, _, err = run(capsys, "related", "nope")
+    assert code == 2 and "no paper with id 'nope'" in err

@@ -16,11 +16,13 @@ from textual.widgets import Footer, Input, ProgressBar, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from search.describe import bookmark_of
+from search.facets import split_facets
 from search.engine import SearchEngine
 from search.models import Bookmark, Marks, SearchResult
 from search.store import StoreError
 from tui.messages import IndexFailed, IndexProgress, IndexReady, SearchFinished
 from tui.screens.bookmarks import BookmarksScreen
+from tui.screens.discovery import DISCOVERY_BINDINGS, DiscoveryActions
 from tui.screens.paper_actions import PAPER_BINDINGS, PaperActions
 from tui.widgets.header import AppHeader
 from tui.widgets.reader import ReaderPane
@@ -36,7 +38,7 @@ READER_DELAY = 0.15
 costs a whole-screen relayout (~20 ms), which must not stand between a keystroke and its results."""
 
 
-class MainScreen(PaperActions, Screen):
+class MainScreen(DiscoveryActions, PaperActions, Screen):
     """Search as you type, browse the ranked list, read the selected abstract."""
 
     BINDINGS = [
@@ -49,6 +51,7 @@ class MainScreen(PaperActions, Screen):
         Binding("h", "close_reader", "Back", show=False),
         Binding("B", "show_bookmarks", "Bookmarks"),
         *PAPER_BINDINGS,
+        *DISCOVERY_BINDINGS,
     ]
 
     def __init__(self, engine: SearchEngine, query: str | None = None) -> None:
@@ -189,7 +192,7 @@ class MainScreen(PaperActions, Screen):
         self._load_marks()
         self._fill(ids, self._row)
         count = len(ids)
-        self.query_one(AppHeader).show_sub_title(f"{engine.corpus.name} · {count:,} paper{'s' if count != 1 else ''}")
+        self.query_one(AppHeader).show_sub_title(f"{self._lists_label()} · {count:,} paper{'s' if count != 1 else ''}")
         if engine.ready:
             self._set_status("")
 
@@ -202,7 +205,12 @@ class MainScreen(PaperActions, Screen):
         shown = f" (top {len(ids):,})" if result.total > len(ids) else ""
         query = result.corrected or result.query
         noun = "match" if result.total == 1 else "matches"
-        self.query_one(AppHeader).show_sub_title(f"{engine.corpus.name} · {result.total:,} {noun} for “{query}”{shown}")
+        related = split_facets(query)[1].related
+        if related is not None and related in engine.by_id:
+            what = f"{result.total:,} papers related to “{engine.row(related).headline}”"
+        else:
+            what = f"{result.total:,} {noun} for “{query}”{shown}"
+        self.query_one(AppHeader).show_sub_title(f"{self._lists_label()} · {what}")
         if result.corrected:
             self._set_status(f"No matches for “{result.query}”. Did you mean “{result.corrected}”? Showing those results.")
         elif not ids:
@@ -211,6 +219,11 @@ class MainScreen(PaperActions, Screen):
             self._set_status(f"Hint: {result.notice}.")
         else:
             self._set_status("")
+
+    def _lists_label(self) -> str:
+        """Which lists are loaded, for the header."""
+        names = self.engine.lists
+        return ", ".join(names) if len(names) <= 3 else f"{names[0]}, {names[1]} and {len(names) - 2} more lists"
 
     def _row(self, paper_id: str, terms=()) -> Text:
         # Until the index is open, rows come straight from the corpus (no markup conversion).
@@ -301,6 +314,9 @@ class MainScreen(PaperActions, Screen):
                 self._redraw_row(paper_id)
 
     # -- bookmarks ----------------------------------------------------------------------------
+
+    def current_paper_id(self) -> str | None:
+        return self.query_one(ResultsList).current_id
 
     def current_bookmark(self) -> Bookmark | None:
         paper_id = self.query_one(ResultsList).current_id

@@ -1,0 +1,36 @@
+"""Related papers: more like this, over the abstract's most distinctive words."""
+
+import pytest
+
+from search.corpus import load_corpus
+from search.engine import SearchEngine
+
+
+def by_name(engine, name):
+    return next(p.id for p in engine.papers if engine.describe(p.id).name == name)
+
+
+def test_related_papers_share_distinctive_words_and_never_include_the_paper(seed_engine):
+    bitstack = by_name(seed_engine, "BitStack")
+    hits = seed_engine.related(bitstack, limit=5)
+    assert hits and bitstack not in [hit.paper_id for hit in hits]
+    assert [hit.score for hit in hits] == sorted((hit.score for hit in hits), reverse=True)
+    assert "Dobi-SVD" in [seed_engine.describe(hit.paper_id).name for hit in hits[:3]]  # both compress LLM weights
+    assert "compress" in hits[0].terms or "compress" in hits[1].terms
+
+
+def test_related_as_a_query_with_filters_and_unknown_ids(seed_engine):
+    bitstack = by_name(seed_engine, "BitStack")
+    result = seed_engine.search(f"related:{bitstack} has:code")
+    assert result.hits and all(seed_engine.row(hit.paper_id).has_code for hit in result.hits)
+    result = seed_engine.search("related:nope")
+    assert result.total == 0 and "no paper with id 'nope'" in result.notice
+
+
+def test_related_on_real_corpora_stays_on_topic(paperlist_files, tmp_path_factory):
+    engine = SearchEngine(load_corpus(paperlist_files), cache_dir=tmp_path_factory.mktemp("cache"))
+    engine.ensure_index()
+    gan = engine.search('title:"generative adversarial"', limit=1).hits[0].paper_id
+    hits = engine.related(gan, limit=10)
+    about_gans = [hit for hit in hits if any(word in engine.describe(hit.paper_id).rendered.text.lower() for word in ("adversarial", "gan"))]
+    assert len(about_gans) >= 8, [engine.row(hit.paper_id).headline for hit in hits]

@@ -1,0 +1,121 @@
+"""Finding what to read next on the main screen: related papers, the list picker, filter toggles and
+saved searches. Each one edits the query in the search box, so the query language stays the single
+way of saying what is shown (and every view can be typed, saved and recalled)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.binding import Binding
+
+from search.facets import split_facets, toggle
+from search.store import StoreError
+from tui.screens.choosers import Chooser, NameDialog, SavedSearches
+from tui.widgets.search_box import SearchBox
+
+DISCOVERY_BINDINGS = [
+    Binding("r", "related", "Related"),
+    Binding("ctrl+l", "pick_list", "Lists", show=False),
+    Binding("ctrl+t", "filters", "Filters", show=False),
+    Binding("ctrl+s", "save_search", "Save search", show=False),
+    Binding("S", "saved_searches", "Saved", show=False),
+]
+
+FILTERS = [
+    ("has:code", "papers with a code link"),
+    ("is:bookmarked", "bookmarked papers"),
+    ("is:unread", "papers not opened yet"),
+    ("status:oral", "orals"),
+    ("status:spotlight", "spotlights"),
+    ("status:poster", "posters"),
+    ("sort:relevance", "sort by relevance (default)"),
+    ("sort:order", "sort in corpus order"),
+    ("sort:name", "sort by name"),
+]
+
+
+class DiscoveryActions:
+    """Mixed into MainScreen, which provides engine, store, query_one, app and notify."""
+
+    def _set_query(self, text: str) -> None:
+        box = self.query_one(SearchBox)
+        box.value = text
+        box.cursor_position = len(text)
+        box.remember()
+
+    def action_related(self) -> None:
+        paper_id = self.current_paper_id()
+        if paper_id is None:
+            self.notify("Select a paper first", severity="warning")
+            return
+        self._set_query(f"related:{paper_id}")
+        self.action_focus_results()
+
+    def action_pick_list(self) -> None:
+        counts: dict[str, int] = {}
+        for paper in self.engine.papers:
+            name = self.engine.list_of(paper.id)
+            counts[name] = counts.get(name, 0) + 1
+        choices = [(f"All lists · {len(self.engine.papers):,} papers", "")]
+        choices += [(f"{name} · {count:,} papers", name) for name, count in counts.items()]
+
+        def chosen(name: str | None) -> None:
+            if name is None:
+                return
+            query = self.query_one(SearchBox).value
+            words = [word for word in query.split() if not word.lower().startswith("list:")]
+            self._set_query(" ".join([*words, f"list:{name}"] if name else words))
+
+        self.app.push_screen(Chooser("Search which list?", choices), chosen)
+
+    def action_filters(self) -> None:
+        query = self.query_one(SearchBox).value
+        active = {token.lower() for token in query.split()}
+        sort = split_facets(query)[1].sort
+        choices = []
+        for token, meaning in FILTERS:
+            on = token in active or (token == f"sort:{sort}")
+            label = Text("● " if on else "○ ", style="bold" if on else "dim")
+            label.append(token)
+            label.append(f"  {meaning}", style="dim")
+            choices.append((label, token))
+
+        def chosen(token: str | None) -> None:
+            if token is not None:
+                self._set_query(toggle(self.query_one(SearchBox).value, token))
+
+        self.app.push_screen(Chooser("Filter or sort (choose again to turn off)", choices), chosen)
+
+    def action_save_search(self) -> None:
+        query = " ".join(self.query_one(SearchBox).value.split())
+        if not query:
+            self.notify("Type a query first, then ctrl+s saves it", severity="warning")
+            return
+
+        def named(name: str | None) -> None:
+            if name is None or self.store is None:
+                return
+            try:
+                self.store.save_search(name, query)
+            except StoreError as error:
+                self.notify(str(error), severity="error", markup=False)
+                return
+            self.notify(f"Saved “{query}” as “{name}” (S or the command palette recalls it)", markup=False)
+
+        if self.store is None:
+            self.notify("Saved searches need the bookmarks database, which could not be opened", severity="error")
+            return
+        self.app.push_screen(NameDialog(query), named)
+
+    def action_saved_searches(self) -> None:
+        if self.store is None:
+            self.notify("Saved searches need the bookmarks database, which could not be opened", severity="error")
+            return
+
+        def chosen(query: str | None) -> None:
+            if query is not None:
+                self._set_query(query)
+
+        self.app.push_screen(SavedSearches(self.store), chosen)
+
+    def run_saved_search(self, query: str) -> None:
+        self._set_query(query)
