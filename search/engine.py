@@ -233,7 +233,8 @@ class SearchEngine:
             hits = tuple(Hit(paper.id, 0.0) for paper in self._sorted(papers, facets.sort)[:limit])
             return SearchResult(text, hits, len(papers), notice=_joined(problems))
         wanted = len(self.papers) if facets.sort != "relevance" else limit
-        result = self._runner.run(words, wanted, partial, hit_terms, allowed)
+        typing = partial and text.split()[-1] not in facet_tokens(text)  # a facet after the words ends them
+        result = self._runner.run(words, wanted, typing, hit_terms, allowed)
         hits = result.hits
         if facets.sort != "relevance":
             order = {paper.id: rank for rank, paper in enumerate(self._sorted([self.paper(h.paper_id) for h in hits], facets.sort))}

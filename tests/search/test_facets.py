@@ -80,3 +80,9 @@ def test_split_and_toggle():
     assert toggle("graph has:code", "has:code") == "graph"
     assert toggle("graph sort:name", "sort:order") == "graph sort:order"
     assert toggle("graph list:a", "list:b") == "graph list:b"
+
+
+def test_a_facet_typed_after_a_word_finishes_that_word(seed_engine):
+    assert seed_engine.search("is:read bitst", partial=True, marks=None).total == 0  # nothing read yet
+    assert seed_engine.search("-is:read bitst", partial=True).total == 1  # still typing "bitst": BitStack
+    assert seed_engine.search("bitst -is:read", partial=True).total == 0  # "bitst" was finished: no such word
