@@ -91,3 +91,36 @@ def test_y_without_a_display_sends_the_url_by_osc52(tmp_path):
         assert term.close() == 0
     finally:
         term.close(timeout=1)
+
+
+def test_added_list_is_searched_filtered_and_related_in_the_app(tmp_path):
+    import json
+    import subprocess
+
+    from tests.e2e.terminal import installed_command
+
+    records = [
+        {"id": "z1", "title": "Zebra Stripe Networks", "abstract": "Stripe patterns of zebras, learned by networks.", "github": "https://github.com/z/z"},
+        {"id": "z2", "title": "Okapi Stripe Models", "abstract": "Stripe patterns of okapis, modelled by networks."},
+    ]
+    source = tmp_path / "zoo2024.json"
+    source.write_text(json.dumps(records), encoding="utf-8")
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_DATA_HOME": str(tmp_path / "data"), "PATH": "/usr/bin:/bin"}
+    added = subprocess.run([installed_command(), "add", str(source)], capture_output=True, text=True, env=env)
+    assert added.returncode == 0 and "Added 'zoo2024': 2 papers" in added.stdout
+    term = Terminal([], tmp_path)
+    try:
+        term.wait_for("iclr2025, zoo2024 · 40 papers")
+        type_slowly(term, "stripe has:code")
+        term.wait_for("1 match for “stripe has:code”")
+        assert "Zebra Stripe Networks" in term.settle()
+        term.send(ENTER)  # to the results
+        term.settle()
+        term.send("r")
+        term.wait_for("related to “Zebra Stripe Networks”")
+        assert "Okapi Stripe Models" in term.settle()
+        term.send("q")
+        assert term.close() == 0
+        assert b"Traceback" not in term.raw
+    finally:
+        term.close(timeout=1)
