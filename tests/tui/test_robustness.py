@@ -1,0 +1,159 @@
+"""The app under abuse: tiny terminals, resizes while typing, 500 fast keystrokes, and every bound key
+pressed in every screen with nothing selected. Any exception inside the app fails the test."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from textual import events
+
+from tests.tui.conftest import settle
+from tui.app import ReaderApp
+from tui.screens.bookmarks import BookmarksScreen
+from tui.screens.choosers import Chooser, NameDialog, SavedSearches
+from tui.screens.dialogs import LinkPicker, NoteDialog, TagsDialog
+from tui.screens.help import HelpScreen
+from tui.screens.main import MainScreen
+from tui.widgets.reader import ReaderPane
+from tui.widgets.results_list import ResultsList
+from tui.widgets.search_box import SearchBox
+
+QUITS = {"q", "ctrl+q", "ctrl+c"}
+BINDING_OWNERS = [
+    ReaderApp, MainScreen, BookmarksScreen, HelpScreen, Chooser, SavedSearches, NameDialog, NoteDialog, TagsDialog,
+    LinkPicker, ResultsList, ReaderPane, SearchBox,
+]
+
+
+def every_bound_key() -> list[str]:
+    keys: dict[str, None] = {}
+    for owner in BINDING_OWNERS:
+        for binding in owner.BINDINGS:
+            for key in binding.key.split(","):
+                keys[key.strip()] = None
+    return [key for key in keys if key not in QUITS]
+
+
+def assert_healthy(app) -> None:
+    assert app.is_running and app._exception is None
+
+
+async def press_everything(pilot, app, back_to) -> None:
+    """Press each key, then bring the app back to the same screen for the next one."""
+    depth = len(app.screen_stack)
+    for key in every_bound_key():
+        await pilot.press(key)
+        await pilot.pause()
+        assert_healthy(app)
+        while len(app.screen_stack) > depth:
+            app.pop_screen()
+            await pilot.pause()
+        await back_to()
+
+
+@pytest.mark.parametrize("focus", ["search", "results", "reader"])
+async def test_every_key_on_an_empty_result_list(make_app, focus):
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        await pilot.press(*"qqzzxxyy")
+        await settle(pilot, app)
+        assert app.screen.query_one(ResultsList).paper_ids == []
+
+        async def back_to():
+            screen = app.screen
+            box = screen.query_one(SearchBox)
+            if box.value != "qqzzxxyy":
+                box.value = "qqzzxxyy"
+                await settle(pilot, app)
+            {"search": box, "results": screen.query_one(ResultsList), "reader": screen.query_one(ReaderPane)}[focus].focus()
+            await pilot.pause()
+
+        await back_to()
+        await press_everything(pilot, app, back_to)
+        assert_healthy(app)
+
+
+@pytest.mark.parametrize(
+    "make_screen",
+    [
+        lambda app: BookmarksScreen(set()),
+        lambda app: HelpScreen(),
+        lambda app: Chooser("Pick", []),
+        lambda app: SavedSearches(app.store),
+        lambda app: NameDialog(""),
+        lambda app: NoteDialog("headline", ""),
+        lambda app: TagsDialog("headline", ()),
+        lambda app: LinkPicker("Pick", ()),
+    ],
+    ids=["bookmarks", "help", "chooser", "saved-searches", "name", "note", "tags", "link-picker"],
+)
+async def test_every_key_in_every_other_screen_with_nothing_in_it(make_app, make_screen):
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        await app.push_screen(make_screen(app))
+        await pilot.pause()
+        kind = type(app.screen)
+
+        async def back_to():
+            if not isinstance(app.screen, kind):
+                await app.push_screen(make_screen(app))
+                await pilot.pause()
+
+        await press_everything(pilot, app, back_to)
+        assert_healthy(app)
+
+
+@pytest.mark.parametrize("size", [(40, 10), (20, 5)])
+async def test_tiny_terminals(make_app, size):
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app)
+        await pilot.press(*"kv cache")
+        await settle(pilot, app)
+        await pilot.press("enter", "enter", "j", "space", "escape", "B", "escape", "question_mark", "escape", "ctrl+t", "escape")
+        await settle(pilot, app)
+        assert_healthy(app)
+        assert app.screen.query_one(ResultsList).paper_ids  # still searching and listing
+
+
+async def test_resizing_while_typing(make_app):
+    app = make_app()
+    sizes = [(140, 40), (20, 5), (80, 24), (40, 10), (99, 30), (100, 30), (200, 60)]
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        for index, ch in enumerate("graph neural network"):
+            app._driver.send_message(events.Key("space" if ch == " " else ch, ch))
+            await pilot.resize_terminal(*sizes[index % len(sizes)])
+        await settle(pilot, app)
+        assert_healthy(app)
+        assert app.screen.result.query == "graph neural network"
+
+
+async def test_500_fast_keystrokes_end_on_the_last_query(make_app):
+    app = make_app()
+    rng = random.Random(7)
+    alphabet = "abcdefghijklmnopqrstuvwxyz      *~\"()-:"
+    typed = ""
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        for _ in range(500):
+            if typed and rng.random() < 0.15:
+                # Textual runs a bound key (backspace) after printable keys already queued behind it,
+                # so let it land before the next character, as it would for a person typing.
+                await pilot.press("backspace")
+                typed = typed[:-1]
+            else:
+                ch = rng.choice(alphabet)
+                app._driver.send_message(events.Key("space" if ch == " " else ch, ch))
+                typed += ch
+        await settle(pilot, app)
+        await pilot.pause(0.3)
+        await settle(pilot, app)
+        assert_healthy(app)
+        box = app.screen.query_one(SearchBox)
+        assert box.value == typed
+        if typed.strip():
+            assert app.screen.result is not None and app.screen.result.query == " ".join(typed.split())
