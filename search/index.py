@@ -99,6 +99,8 @@ class OpenIndex:
 
 ROWS_FILE = "rows.json"
 WORDS_FILE = "words.txt"
+MANIFEST_FILE = "manifest.json"
+"""Every file of a finished build with its size: a file deleted or cut short means a rebuild."""
 _WORD = re.compile(r"[^\W\d_]{3,}")
 
 
@@ -107,6 +109,8 @@ def open_existing(location: IndexLocation) -> OpenIndex | None:
     if not location.path.is_dir():
         return None
     try:
+        if not _complete(location.path):
+            return None
         ix = whoosh_index.open_dir(str(location.path))
         with ix.searcher() as searcher:
             searcher.doc_count()
@@ -137,12 +141,27 @@ def build(
         (temporary / ROWS_FILE).write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
         words = "".join(f"{word}\t{count}\n" for word, count in sorted(vocabulary.items()))
         (temporary / WORDS_FILE).write_text(words, encoding="utf-8")
+        _write_manifest(temporary)
         _swap_in(temporary, location)
     except BaseException:
         shutil.rmtree(temporary, ignore_errors=True)
         raise
     _remove_stale(location)
     return _opened(whoosh_index.open_dir(str(location.path)), rows, vocabulary)
+
+
+def _write_manifest(folder: Path) -> None:
+    sizes = {entry.name: entry.stat().st_size for entry in folder.iterdir() if entry.is_file() and not entry.name.endswith("LOCK")}
+    (folder / MANIFEST_FILE).write_text(json.dumps(sizes, sort_keys=True), encoding="utf-8")
+
+
+def _complete(folder: Path) -> bool:
+    """Every file the build wrote is still there, at its full size (cheap: one stat per file)."""
+    try:
+        sizes = json.loads((folder / MANIFEST_FILE).read_text(encoding="utf-8"))
+        return isinstance(sizes, dict) and all((folder / name).stat().st_size == size for name, size in sizes.items())
+    except (OSError, ValueError, TypeError):
+        return False
 
 
 def _swap_in(temporary: Path, location: IndexLocation) -> None:

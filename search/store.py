@@ -134,10 +134,10 @@ class UserStore:
             yield connection
             connection.execute("COMMIT")
         except sqlite3.OperationalError as error:
-            connection.execute("ROLLBACK")
+            _rollback(connection)
             raise StoreError(f"cannot write {self.path}: {error}") from None
         except BaseException:
-            connection.execute("ROLLBACK")
+            _rollback(connection)
             raise
 
     # -- bookmarks ----------------------------------------------------------------------------
@@ -249,6 +249,12 @@ class UserStore:
 
     def _columns(self) -> list[str]:
         return [row[1] for row in self._connection.execute("PRAGMA table_info(bookmarks)")]
+
+
+def _rollback(connection: sqlite3.Connection) -> None:
+    # SQLite has already rolled back after some errors (a full disk during COMMIT).
+    if connection.in_transaction:
+        connection.execute("ROLLBACK")
 
 
 def _is_access_problem(error: sqlite3.DatabaseError) -> bool:

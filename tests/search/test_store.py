@@ -126,18 +126,71 @@ def test_two_processes_writing_at_once_lose_nothing(tmp_path):
     assert ids == {f"a{i}" for i in range(150)} | {f"b{i}" for i in range(150)}
 
 
+KILL_ROUNDS = 50
+
+
 def test_sigkill_in_the_middle_of_writes_loses_nothing_acknowledged(tmp_path):
+    """50 times: a writer is killed at a different point; everything it acknowledged is there."""
     path = tmp_path / "u.sqlite3"
     UserStore(path)
     acknowledged: set[str] = set()
-    for round_ in range(5):
+    for round_ in range(KILL_ROUNDS):
         writer = _writer(path, f"r{round_}-", 100_000)
-        for _ in range(20 + 7 * round_):
+        for _ in range(1 + (round_ * 7) % 40):
             acknowledged.add(writer.stdout.readline().strip())
         os.kill(writer.pid, signal.SIGKILL)
         writer.wait(timeout=30)
         writer.stdout.close()
-        assert acknowledged <= UserStore(path).bookmarked_ids()
+        assert acknowledged <= UserStore(path).bookmarked_ids(), f"round {round_}"
+    assert len(acknowledged) > KILL_ROUNDS
+
+
+ADD_REMOVE = textwrap.dedent(
+    """
+    import sys
+    from search.models import Bookmark
+    from search.store import UserStore
+    store = UserStore(__import__("pathlib").Path(sys.argv[1]))
+    prefix, count = sys.argv[2], int(sys.argv[3])
+    for i in range(count):
+        store.add(Bookmark(paper_id=f"{prefix}{i}", headline="x"))
+        store.toggle(Bookmark(paper_id="shared", headline="shared"))
+        if i % 3 == 0:
+            store.remove(f"{prefix}{i}")
+    """
+)
+
+
+def test_two_processes_adding_and_removing_at_once_lose_no_update(tmp_path):
+    path = tmp_path / "u.sqlite3"
+    UserStore(path)
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    count = 2000
+    writers = [
+        subprocess.Popen([sys.executable, "-c", ADD_REMOVE, str(path), prefix, str(count)], env=env)
+        for prefix in ("a", "b")
+    ]
+    for writer in writers:
+        assert writer.wait(timeout=300) == 0
+    expected = {f"{prefix}{i}" for prefix in "ab" for i in range(count) if i % 3}
+    # "shared" was toggled 2 * 2000 times in all: an even number, so it ends where it started.
+    assert UserStore(path).bookmarked_ids() == expected
+
+
+def test_a_full_disk_refuses_the_write_clearly_and_keeps_what_was_stored(tmp_path):
+    path = tmp_path / "u.sqlite3"
+    store = UserStore(path)
+    store.add(Bookmark(paper_id="kept", headline="kept"))
+    pages = store._connection.execute("PRAGMA page_count").fetchone()[0]
+    store._connection.execute(f"PRAGMA max_page_count = {pages + 2}")  # what SQLite sees on a full disk
+    with pytest.raises(StoreError, match="full"):
+        for i in range(1000):
+            store.add(Bookmark(paper_id=f"big{i}", headline="big", abstract="x" * 20_000))
+    assert "kept" in UserStore(path).bookmarked_ids()
+    store._connection.execute("PRAGMA max_page_count = 1073741823")  # space freed
+    store.add(Bookmark(paper_id="after", headline="after"))
+    assert {"kept", "after"} <= UserStore(path).bookmarked_ids()
 
 
 def test_saved_searches_are_kept_in_order_replaced_by_name_and_deleted(tmp_path):
