@@ -86,11 +86,12 @@ class SearchEngine:
         self._list_of = lru_cache(maxsize=None)(list_name)
 
     @classmethod
-    def from_paths(cls, paths_: Sequence[str | Path] | None = None) -> SearchEngine:
-        """The given files (any that cannot be loaded is an error), or by default the bundled list
-        plus the user's library, where a broken list is left out and named in corpus.problems."""
+    def from_paths(cls, paths_: Sequence[str | Path] | None = None, skip_broken: bool = False) -> SearchEngine:
+        """The given files, or by default the bundled list plus the user's library. A file that
+        cannot be loaded is an error, except in the library or with `skip_broken`: then it is left
+        out and named in corpus.problems (unless nothing loads at all)."""
         if paths_:
-            return cls(load_corpus(paths_))
+            return cls(load_corpus(paths_, skip_broken=skip_broken))
         from search.library import Library
 
         return cls(load_corpus(Library().default_sources(), skip_broken=True))

@@ -106,7 +106,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         return _bookmarks(args, UserStore())
     if args.command in library_commands.COMMANDS:
         return library_commands.run(args, _ensure_index)
-    engine = SearchEngine.from_paths(args.corpus)
+    # The app starts with whatever loads and shows a notice for the rest; commands refuse bad input.
+    engine = SearchEngine.from_paths(args.corpus, skip_broken=args.command is None)
     for problem in engine.corpus.problems:
         print(f"iclr-reader: warning: left out {problem}", file=sys.stderr)
     if args.command is None:

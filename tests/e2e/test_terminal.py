@@ -124,3 +124,19 @@ def test_added_list_is_searched_filtered_and_related_in_the_app(tmp_path):
         assert b"Traceback" not in term.raw
     finally:
         term.close(timeout=1)
+
+
+def test_a_broken_corpus_file_is_a_notice_and_the_others_still_load(tmp_path):
+    broken = tmp_path / "broken.json"
+    broken.write_bytes(b"\x00\x01 binary")
+    good = tmp_path / "good.txt"
+    good.write_text("GOOD 2024 list\n\nA zebra abstract.\n\nAnother zebra abstract.\n", encoding="utf-8")
+    term = Terminal(["--corpus", str(good), "--corpus", str(broken)], tmp_path)
+    try:
+        term.wait_for("2 papers")
+        term.wait_for("binary file")  # the notice names the file's problem
+        term.send("\x11")
+        assert term.close() == 0
+        assert b"Traceback" not in term.raw
+    finally:
+        term.close(timeout=1)

@@ -114,3 +114,52 @@ def test_corpus_name_lists_a_few_venues_and_counts_the_rest(tmp_path):
     paths = [write(tmp_path, f"iclr{2017 + i}.json", json.dumps([{"abstract": f"Abstract {i}."}])) for i in range(5)]
     assert load_corpus(paths[:3]).name == "ICLR 2017, ICLR 2018, ICLR 2019"
     assert load_corpus(paths).name == "ICLR 2017, ICLR 2018 and 3 more"
+
+
+def test_permission_denied_is_one_line(tmp_path, monkeypatch):
+    path = write(tmp_path, "secret.json", "[]")
+
+    def denied(self):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(type(path), "read_bytes", denied)
+    with pytest.raises(CorpusError, match="permission denied"):
+        load_corpus([path])
+
+
+def test_records_of_the_wrong_types_are_skipped_or_ignored_field_by_field(tmp_path):
+    records = [
+        {"abstract": 5}, {"abstract": ["a list"]}, {"abstract": None}, "a string", 7, None, [1, 2],
+        {"abstract": "Good one.", "title": ["not", "a", "string"], "authors": {"name": "x"}, "year": "soon",
+         "keywords": 12, "github": {"url": "x"}, "id": 3.5},
+    ]
+    corpus = load_corpus([write(tmp_path, "odd.json", json.dumps(records))])
+    (paper,) = corpus.papers
+    assert corpus.skipped == 7
+    assert (paper.abstract, paper.title, paper.authors, paper.year, paper.keywords, paper.github) == ("Good one.", None, (), None, (), None)
+    assert paper.id == "3.5"
+
+
+def test_a_1_mb_abstract_loads_converts_and_searches(tmp_path):
+    from search.engine import SearchEngine
+
+    big = "Zebra " + ("word \\textbf{bold} $x^2$ " * 45_000) + " finale"
+    path = write(tmp_path, "big.json", json.dumps([{"id": "big", "abstract": big}, {"id": "small", "abstract": "Small zebra."}]))
+    assert path.stat().st_size > 1_000_000
+    engine = SearchEngine(load_corpus([path]), tmp_path / "cache")
+    engine.ensure_index()
+    assert engine.describe("big").rendered.text.endswith("finale")
+    assert engine.search("zebra").total == 2 and engine.search("finale").total == 1
+
+
+def test_a_100_mb_corpus_is_refused_with_its_size_without_reading_it(tmp_path, monkeypatch):
+    path = tmp_path / "huge.json"
+    with path.open("wb") as handle:
+        handle.truncate(100 * 2**20)  # sparse: nothing is written, nothing may be read
+
+    def never(self):
+        raise AssertionError("the file was read")
+
+    monkeypatch.setattr(type(path), "read_bytes", never)
+    with pytest.raises(CorpusError, match=r"105 MB is larger than the 64 MiB limit"):
+        load_corpus([path])
