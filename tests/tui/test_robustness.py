@@ -27,11 +27,15 @@ BINDING_OWNERS = [
 
 
 def every_bound_key() -> list[str]:
+    """Our bindings and the ones inherited from Textual's classes (Input, OptionList, Screen, App)."""
     keys: dict[str, None] = {}
     for owner in BINDING_OWNERS:
-        for binding in owner.BINDINGS:
-            for key in binding.key.split(","):
-                keys[key.strip()] = None
+        for klass in owner.__mro__:
+            for binding in vars(klass).get("BINDINGS", []):
+                key = binding.key if hasattr(binding, "key") else binding[0]
+                for one in key.split(","):
+                    keys[one.strip()] = None
+    keys["ctrl+p"] = None  # the command palette, bound outside BINDINGS
     return [key for key in keys if key not in QUITS]
 
 
