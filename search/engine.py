@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 import threading
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
 
+from search import children
 from search import index as index_module
 from search import paths
 from search.corpus import Corpus, load_corpus
@@ -35,8 +32,7 @@ class Row:
 
 
 CHILD_BUILD_MIN_PAPERS = 3000
-"""From this many papers to index, shards are built by child processes, two at a time."""
-BUILD_WORKERS = max(1, min(2, os.cpu_count() or 1))
+"""From this many papers to index, shards are built by child processes (see search/children.py)."""
 RELATED_LIMIT = 30
 """How many related papers `related:ID` lists."""
 
@@ -140,9 +136,9 @@ class SearchEngine:
             opened = {} if rebuild else {loc: index_module.open_existing(loc) for loc in locations}
             missing = [(loc, papers) for loc, (_, papers) in zip(locations, shards) if opened.get(loc) is None]
             total = sum(len(papers) for _, papers in missing)
-            progress = _Progress(total, on_progress)
+            progress = children.Progress(total, on_progress)
             if total >= CHILD_BUILD_MIN_PAPERS:
-                opened.update(self._build_in_children(root, missing, progress, cancel))
+                opened.update(children.build(root, self.corpus.sources, missing, progress, cancel))
             notice = None
             for location, papers in missing:
                 if opened.get(location) is not None:
@@ -178,37 +174,6 @@ class SearchEngine:
             self._runner.close()
         self._stored_rows = rows
         self._runner = QueryRunner([shard.ix for shard in shards], words, [vocabulary[word] for word in words])
-
-    def _build_in_children(self, root: Path, missing, progress: "_Progress", cancel) -> dict:
-        """Build shards in fresh child processes (see search/build.py), one per CPU (up to two),
-        each given about the same number of papers. Returns the shards that were built; the caller
-        builds any others itself."""
-        sources = self.corpus.sources
-        if not sources or not all(Path(source).is_file() for source in sources):
-            return {}
-        loads: list[list] = [[] for _ in range(min(BUILD_WORKERS, len(missing)))]
-        for location, papers in sorted(missing, key=lambda shard: -len(shard[1])):
-            min(loads, key=lambda load: sum(len(papers) for _, papers in load)).append((location, papers))
-        procs = max(1, BUILD_WORKERS // len(loads))  # a single child: Whoosh's two-process writer
-        stop = cancel or threading.Event()
-
-        def build(number: int, load) -> bool:
-            shards = [arg for _, papers in load for arg in ("--shard", papers[0].source)]
-            command = [sys.executable, "-m", "search.build", "--cache", str(root), *shards, "--procs", str(procs), *sources]
-            return _run_child(command, progress.shard(number), stop)
-
-        with ThreadPoolExecutor(max_workers=len(loads)) as pool:
-            futures = [pool.submit(build, number, load) for number, load in enumerate(loads)]
-            try:
-                for future in futures:
-                    future.result()
-            except BaseException:
-                stop.set()
-                raise
-        if stop.is_set():
-            raise index_module.IndexCancelled
-        built = {location: index_module.open_existing(location) for location, _ in missing}
-        return {location: shard for location, shard in built.items() if shard is not None}
 
     # -- queries ------------------------------------------------------------------------------
 
@@ -305,42 +270,3 @@ class SearchEngine:
         if self._runner is not None:
             self._runner.close()
             self._runner = None
-
-
-class _Progress:
-    """Adds up the progress of shards built at the same time into one (done, total) report."""
-
-    def __init__(self, total: int, report) -> None:
-        self._total = total
-        self._report = report
-        self._done: dict[object, int] = {}
-        self._lock = threading.Lock()
-
-    def shard(self, key):
-        def on_progress(done: int, _total: int) -> None:
-            if self._report is None:
-                return
-            with self._lock:
-                self._done[key] = done
-                self._report(sum(self._done.values()), self._total)
-
-        return on_progress
-
-
-def _run_child(command: list[str], on_progress, stop: threading.Event) -> bool:
-    """Run one child build, relaying its `progress DONE TOTAL` lines; False if it failed."""
-    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True)
-    try:
-        for line in child.stdout:
-            if stop.is_set():
-                return False
-            parts = line.split()
-            if len(parts) == 3 and parts[0] == "progress":
-                on_progress(int(parts[1]), int(parts[2]))
-        child.wait()
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
-        child.stdout.close()
-    return child.returncode == 0

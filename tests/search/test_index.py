@@ -113,11 +113,11 @@ def test_each_file_has_its_own_index_and_adding_a_file_indexes_only_that_file(tm
 
 def test_big_corpora_are_built_by_child_processes_in_parallel(tmp_path, monkeypatch):
     monkeypatch.setattr("search.engine.CHILD_BUILD_MIN_PAPERS", 10)
-    monkeypatch.setattr("search.engine.BUILD_WORKERS", 2)
+    monkeypatch.setattr("search.children.WORKERS", 2)
     files = [corpus_file(tmp_path, [f"Paper {i} of list {n} about graphs and trees." for i in range(30)], f"{n}.json") for n in "abc"]
     started = []
-    real_run = __import__("search.engine", fromlist=["_run_child"])._run_child
-    monkeypatch.setattr("search.engine._run_child", lambda command, *rest: started.append(command) or real_run(command, *rest))
+    real_run = __import__("search.children", fromlist=["run_child"]).run_child
+    monkeypatch.setattr("search.children.run_child", lambda command, *rest: started.append(command) or real_run(command, *rest))
     calls = []
     engine = SearchEngine(load_corpus(files), tmp_path / "cache")
     status = engine.ensure_index(on_progress=lambda done, total: calls.append((done, total)))

@@ -1,6 +1,5 @@
 """Related papers: more like this, over the abstract's most distinctive words."""
 
-import pytest
 
 from search.corpus import load_corpus
 from search.engine import SearchEngine

@@ -1,0 +1,88 @@
+"""Building index shards in child processes, from the app's side (search/build.py is the child).
+
+Whoosh's writer is pure Python, so a big corpus is indexed by fresh processes, one per CPU (up to
+two), each given about the same number of papers; the parent relays their progress as one bar."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from search import index as index_module
+
+WORKERS = max(1, min(2, os.cpu_count() or 1))
+
+
+def build(root: Path, sources: Sequence[str], missing, progress: Progress, cancel) -> dict:
+    """Build shards in fresh child processes (see search/build.py), one per CPU (up to two),
+    each given about the same number of papers. Returns the shards that were built; the caller
+    builds any others itself."""
+    if not sources or not all(Path(source).is_file() for source in sources):
+        return {}
+    loads: list[list] = [[] for _ in range(min(WORKERS, len(missing)))]
+    for location, papers in sorted(missing, key=lambda shard: -len(shard[1])):
+        min(loads, key=lambda load: sum(len(papers) for _, papers in load)).append((location, papers))
+    procs = max(1, WORKERS // len(loads))  # a single child: Whoosh's two-process writer
+    stop = cancel or threading.Event()
+
+    def build_load(number: int, load) -> bool:
+        shards = [arg for _, papers in load for arg in ("--shard", papers[0].source)]
+        command = [sys.executable, "-m", "search.build", "--cache", str(root), *shards, "--procs", str(procs), *sources]
+        return run_child(command, progress.shard(number), stop)
+
+    with ThreadPoolExecutor(max_workers=len(loads)) as pool:
+        futures = [pool.submit(build_load, number, load) for number, load in enumerate(loads)]
+        try:
+            for future in futures:
+                future.result()
+        except BaseException:
+            stop.set()
+            raise
+    if stop.is_set():
+        raise index_module.IndexCancelled
+    built = {location: index_module.open_existing(location) for location, _ in missing}
+    return {location: shard for location, shard in built.items() if shard is not None}
+
+
+class Progress:
+    """Adds up the progress of shards built at the same time into one (done, total) report."""
+
+    def __init__(self, total: int, report) -> None:
+        self._total = total
+        self._report = report
+        self._done: dict[object, int] = {}
+        self._lock = threading.Lock()
+
+    def shard(self, key):
+        def on_progress(done: int, _total: int) -> None:
+            if self._report is None:
+                return
+            with self._lock:
+                self._done[key] = done
+                self._report(sum(self._done.values()), self._total)
+
+        return on_progress
+
+
+def run_child(command: list[str], on_progress, stop: threading.Event) -> bool:
+    """Run one child build, relaying its `progress DONE TOTAL` lines; False if it failed."""
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True)
+    try:
+        for line in child.stdout:
+            if stop.is_set():
+                return False
+            parts = line.split()
+            if len(parts) == 3 and parts[0] == "progress":
+                on_progress(int(parts[1]), int(parts[2]))
+        child.wait()
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        child.stdout.close()
+    return child.returncode == 0
