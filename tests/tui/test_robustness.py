@@ -161,3 +161,23 @@ async def test_500_fast_keystrokes_end_on_the_last_query(make_app):
         assert box.value == typed
         if typed.strip():
             assert app.screen.result is not None and app.screen.result.query == " ".join(typed.split())
+
+
+async def test_an_unwritable_cache_still_opens_and_searches_with_a_notice(tmp_path, monkeypatch):
+    from search.corpus import load_corpus
+    from search.engine import SearchEngine
+    from search.store import UserStore
+
+    blocker = tmp_path / "cache"
+    blocker.write_text("a file where the cache dir should be")
+    shown = []
+    original = ReaderApp.notify
+    monkeypatch.setattr(ReaderApp, "notify", lambda self, message, *a, **k: shown.append(str(message)) or original(self, message, *a, **k))
+    app = ReaderApp(SearchEngine(load_corpus(), blocker), store=UserStore())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        await pilot.press(*"bitstack")
+        await settle(pilot, app)
+        assert_healthy(app)
+        assert any("index kept in memory" in message for message in shown)
+        assert app.screen.result.total == 1
