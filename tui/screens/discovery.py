@@ -37,6 +37,8 @@ class DiscoveryActions:
     """Mixed into MainScreen, which provides engine, store, query_one, app and notify."""
 
     def _set_query(self, text: str) -> None:
+        text = " ".join(text.split())
+        text = f"{text} " if text else ""  # ready for the next word, not glued to the last one
         box = self.query_one(SearchBox)
         box.value = text
         box.cursor_position = len(text)
