@@ -37,7 +37,8 @@ _PROSE_TOKEN = re.compile(r"\\(?:[A-Za-z@]+\*?|.)|[{}$%&#^_~\[\]]|[^\\{}$%&#^_~\
 _RUN_BASE = 0xF0000  # Supplementary Private Use Area-A: removed from input by sanitize()
 _RUN_LIMIT = 0xFFFD
 _RUN_MARK = re.compile("[\U000F0000-\U000FFFFD]")
-_WHITESPACE = re.compile(r"\s+")
+_SPACES = re.compile(r"[^\S\n]+")
+_NEWLINE_RUN = re.compile(r" ?\n[ \n]*")  # after _SPACES: a whitespace run that holds a newline
 
 _STYLE_WITH_ARGUMENT = {
     "textbf": "bold", "mathbf": "bold", "boldsymbol": "bold", "bm": "bold",
@@ -132,7 +133,9 @@ def _plain(text: str) -> Rendered:
 
 
 def _fold_whitespace(text: str) -> str:
-    return _WHITESPACE.sub(lambda m: "\n\n" if m.group().count("\n") >= 2 else " ", text)
+    # Two linear passes; only runs with a newline (a few per abstract) need a Python call.
+    text = _SPACES.sub(" ", text)
+    return _NEWLINE_RUN.sub(lambda m: "\n\n" if m.group().count("\n") >= 2 else " ", text)
 
 
 def _trim_url(url: str, start: int) -> tuple[str, int]:
