@@ -210,7 +210,6 @@ def _fill(ix, descriptions: "Descriptions", on_progress: Progress | None, cancel
                 abstract=text,
                 authors=" ; ".join(paper.authors),
                 keywords=" ; ".join(paper.keywords),
-                venue=paper.venue or "",
             )
             rows[paper.id] = (description.name, description.headline, description.has_code)
             vocabulary.update(set(_WORD.findall(f"{paper.title or ''} {text}".lower())))

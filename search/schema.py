@@ -5,7 +5,7 @@ from __future__ import annotations
 from whoosh.analysis import StandardAnalyzer, StemmingAnalyzer
 from whoosh.fields import ID, TEXT, Schema
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 ANALYZER = StemmingAnalyzer()
 """Shared by indexing, querying and highlighting so all three agree on what a term is."""
@@ -21,5 +21,4 @@ def build_schema() -> Schema:
         abstract=TEXT(analyzer=ANALYZER),
         authors=TEXT(analyzer=StandardAnalyzer(stoplist=None), field_boost=1.5),
         keywords=TEXT(analyzer=ANALYZER, field_boost=1.5),
-        venue=TEXT(analyzer=StandardAnalyzer(stoplist=None)),
-    )
+    )  # venue: is a filter over the loaded papers (search/facets.py), not a searched field
