@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
@@ -80,6 +80,9 @@ class SearchEngine:
         self._stored_rows: dict[str, Row] = {}
         self.describe = lru_cache(maxsize=None)(self._describe)
         self._list_of = lru_cache(maxsize=None)(list_name)
+        self._lists: list[str] | None = None
+        self._with_papers: set[str] | None = None
+        self._filters: dict[tuple, tuple[frozenset[str], list[str]]] = {}
 
     @classmethod
     def from_paths(cls, paths_: Sequence[str | Path] | None = None, skip_broken: bool = False) -> SearchEngine:
@@ -229,16 +232,33 @@ class SearchEngine:
     @property
     def lists(self) -> list[str]:
         """The names of the loaded lists, in corpus order."""
-        return list(dict.fromkeys(self._list_of(paper.source) for paper in self.papers))
+        if self._lists is None:
+            self._lists = list(dict.fromkeys(self._list_of(source) for source in self.corpus.sources))
+        return [name for name in self._lists if name in self._loaded_lists()]
+
+    def _loaded_lists(self) -> set[str]:
+        if self._with_papers is None:
+            self._with_papers = {self._list_of(paper.source) for paper in self.papers}
+        return self._with_papers
 
     def list_of(self, paper_id: str) -> str:
         return self._list_of(self.paper(paper_id).source)
 
     def _filter(self, facets: Facets, marks: Marks) -> tuple[frozenset[str] | None, list[str]]:
-        """The paper ids the facets let through (None: no filter), and what was not understood."""
-        problems = list(facets.problems)
+        """The paper ids the facets let through (None: no filter), and what was not understood.
+        The same filter comes back on every keystroke while typing words after it: kept."""
         if not facets.filters:
-            return None, problems
+            return None, list(facets.problems)
+        key = (replace(facets, sort="relevance", related=None, problems=()), marks if facets.needs_marks else None)
+        if key not in self._filters:
+            if len(self._filters) >= 16:
+                self._filters.clear()
+            self._filters[key] = self._compute_filter(facets, marks)
+        allowed, problems = self._filters[key]
+        return allowed, [*facets.problems, *problems]
+
+    def _compute_filter(self, facets: Facets, marks: Marks) -> tuple[frozenset[str], list[str]]:
+        problems: list[str] = []
         known = self.lists
         for name in (*facets.lists, *facets.excluded_lists):
             if name not in known:

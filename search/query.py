@@ -57,6 +57,8 @@ class QueryRunner:
         self._id_column = self._searcher.reader().column_reader("id")
         """docnum -> paper id: much cheaper than Whoosh's pickled stored fields."""
         self._docnum_of: dict[str, int] | None = None
+        self._last_ids: Set[str] | None = None
+        self._last_docnums: set[int] = set()
         self._allowed: set[int] | None = None
         """The docnums a filter lets through, for the query being run (under the lock)."""
         self._parser = qparser.MultifieldParser(list(SEARCH_FIELDS), schema, group=qparser.OrGroup.factory(0.9))
@@ -210,8 +212,11 @@ class QueryRunner:
     def _docnums(self, paper_ids: Set[str]) -> set[int]:
         if self._docnum_of is None:
             self._docnum_of = {_decode(paper_id): doc for doc, paper_id in enumerate(self._id_column)}
-        docnum_of = self._docnum_of
-        return {docnum_of[paper_id] for paper_id in paper_ids if paper_id in docnum_of}
+        if paper_ids is not self._last_ids:  # a filter is the same object while the user types after it
+            docnum_of = self._docnum_of
+            self._last_ids = paper_ids
+            self._last_docnums = {docnum_of[paper_id] for paper_id in paper_ids if paper_id in docnum_of}
+        return self._last_docnums
 
     def _correct(self, text: str) -> str | None:
         """Replace words the index has never seen with their closest spelling, if any."""
