@@ -35,8 +35,8 @@ def main(argv: list[str] | None = None) -> int:
         papers = [paper for paper in corpus.papers if paper.source == shard]
         location = index_module.locate(args.cache, shard, papers)
 
-        def progress(done: int, total: int) -> None:
-            print(f"progress {done_before + done} {total}", flush=True)
+        def progress(done: int, total: int, before: int = done_before) -> None:
+            print(f"progress {before + done} {total}", flush=True)
 
         index_module.build(location, index_module.Descriptions(papers, describe), progress, procs=max(1, args.procs))
         done_before += len(papers)

@@ -47,3 +47,24 @@ def seed_engine(tmp_path_factory):
     engine = SearchEngine(load_corpus(), cache_dir=tmp_path_factory.mktemp("seed-cache"))
     engine.ensure_index()
     return engine
+
+
+@pytest.fixture
+def engine_over(tmp_path):
+    """An engine with its index built, over JSON lists written from {file name: records}."""
+    import json
+
+    from search.corpus import load_corpus
+    from search.engine import SearchEngine
+
+    def factory(lists: dict[str, list[dict]]) -> SearchEngine:
+        paths = []
+        for name, records in lists.items():
+            path = tmp_path / name
+            path.write_text(json.dumps(records), encoding="utf-8")
+            paths.append(path)
+        engine = SearchEngine(load_corpus(paths), tmp_path / "cache")
+        engine.ensure_index()
+        return engine
+
+    return factory

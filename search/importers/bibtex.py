@@ -25,19 +25,12 @@ def parse_bibtex(path: Path, text: str) -> tuple[list[Paper], int, str | None]:
     except Exception as error:  # noqa: BLE001 - the parser's errors vary; the user needs one line
         raise CorpusError(f"{path}: unreadable BibTeX ({type(error).__name__})") from None
     venue_default = common.venue_from_filename(path)
-    papers: list[Paper] = []
-    skipped = len(library.failed_blocks)
-    for entry in library.entries:
-        fields = {name.lower(): field.value for name, field in entry.fields_dict.items() if isinstance(field.value, str)}
-        paper = _paper(entry.key, fields, path, venue_default)
-        if paper is None:
-            skipped += 1
-        else:
-            papers.append(paper)
-    if not papers:
-        raise CorpusError(f"{path}: no BibTeX entries with an abstract ({skipped} skipped)")
-    venues = {p.venue for p in papers if p.venue}
-    return papers, skipped, venues.pop() if len(venues) == 1 else venue_default
+    candidates = (_paper(entry.key, _fields(entry), path, venue_default) for entry in library.entries)
+    return common.collect(path, candidates, "BibTeX entries", venue_default, skipped=len(library.failed_blocks))
+
+
+def _fields(entry) -> dict[str, str]:
+    return {name.lower(): field.value for name, field in entry.fields_dict.items() if isinstance(field.value, str)}
 
 
 def _paper(key: str, fields: dict[str, str], path: Path, venue_default: str | None) -> Paper | None:

@@ -7,6 +7,8 @@ import re
 from pathlib import Path
 from typing import Any, Iterable
 
+from search.models import Paper
+
 from search.sanitize import sanitize, sanitize_line
 
 _VENUE_NAMES = {"nips": "NeurIPS", "neurips": "NeurIPS", "colm": "COLM", "www": "WWW"}
@@ -17,6 +19,21 @@ STATUSES = ("oral", "spotlight", "poster")
 
 class CorpusError(Exception):
     """A corpus file that cannot be used; the message is one line naming the file and problem."""
+
+
+def collect(path: Path, candidates: Iterable[Paper | None], what: str, venue_default: str | None, skipped: int = 0):
+    """(papers, how many were skipped, the file's venue) from a format's candidates, None for an
+    entry without an abstract. A file with no paper at all is an error."""
+    papers: list[Paper] = []
+    for paper in candidates:
+        if paper is None:
+            skipped += 1
+        else:
+            papers.append(paper)
+    if not papers:
+        raise CorpusError(f"{path}: no {what} with an abstract ({skipped} skipped)")
+    venues = {paper.venue for paper in papers if paper.venue}
+    return papers, skipped, venues.pop() if len(venues) == 1 else venue_default
 
 
 def stable_id(abstract: str) -> str:

@@ -47,21 +47,11 @@ def parse_csv(path: Path, text: str) -> tuple[list[Paper], int, str | None]:
     if "abstract" not in columns:
         raise CorpusError(f"{path}: CSV has no abstract column (looked for: {', '.join(COLUMNS['abstract'])})")
     venue_default = common.venue_from_filename(path)
-    papers: list[Paper] = []
-    skipped = 0
+    filled = (row for row in rows if any(cell.strip() for cell in row))  # blank rows are not papers
     try:
-        for row in rows:
-            paper = _paper(row, columns, path, venue_default)
-            if paper is None:
-                skipped += int(any(cell.strip() for cell in row))
-            else:
-                papers.append(paper)
+        return common.collect(path, (_paper(row, columns, path, venue_default) for row in filled), "rows", venue_default)
     except csv.Error as error:
         raise CorpusError(f"{path}: malformed CSV at line {rows.line_num} ({error})") from None
-    if not papers:
-        raise CorpusError(f"{path}: no rows with an abstract ({skipped} skipped)")
-    venues = {p.venue for p in papers if p.venue}
-    return papers, skipped, venues.pop() if len(venues) == 1 else venue_default
 
 
 def _columns(header: list[str]) -> dict[str, int]:

@@ -17,23 +17,15 @@ _WRAPPERS = ("papers", "notes", "records", "items", "data")
 def parse_json(path: Path, text: str) -> tuple[list[Paper], int, str | None]:
     records = _records(path, text)
     venue_default = common.venue_from_filename(path)
-    papers: list[Paper] = []
-    skipped = 0
-    for record in records:
-        if not isinstance(record, dict):
-            paper = None
-        elif is_note(record):
-            paper = paper_from_note(record, path, venue_default)
-        else:
-            paper = paper_from_record(record, path, venue_default)
-        if paper is None:
-            skipped += 1
-        else:
-            papers.append(paper)
-    if not papers:
-        raise CorpusError(f"{path}: no records with an abstract ({skipped} skipped)")
-    venues = {p.venue for p in papers if p.venue}
-    return papers, skipped, venues.pop() if len(venues) == 1 else venue_default
+    return common.collect(path, (_paper(record, path, venue_default) for record in records), "records", venue_default)
+
+
+def _paper(record: Any, path: Path, venue_default: str | None) -> Paper | None:
+    if not isinstance(record, dict):
+        return None
+    if is_note(record):
+        return paper_from_note(record, path, venue_default)
+    return paper_from_record(record, path, venue_default)
 
 
 def paper_from_record(record: dict[str, Any], path: Path, venue_default: str | None) -> Paper | None:

@@ -1,33 +1,23 @@
 """Facets in the query: filters by list, venue, status, code, bookmarks and read marks, and sort."""
 
-import json
-
 import pytest
 
-from search.corpus import load_corpus
-from search.engine import SearchEngine
 from search.facets import split_facets, toggle
 from search.models import Marks
 
 
 @pytest.fixture
-def engine(tmp_path):
-    def write(name, records):
-        path = tmp_path / name
-        path.write_text(json.dumps(records), encoding="utf-8")
-        return path
-
-    iclr = write("iclr2024.json", [
-        {"id": "a", "title": "Zebra Graphs", "abstract": "Graph learning for zebras.", "status": "Oral", "github": "https://github.com/a/a"},
-        {"id": "b", "title": "Apple Graphs", "abstract": "Graph learning for apples.", "status": "Poster"},
-        {"id": "c", "title": "Mango Trees", "abstract": "Trees, not networks, at all.", "status": "Accept (spotlight)"},
-    ])
-    nips = write("nips2023.json", [
-        {"id": "d", "title": "Banana Graphs", "abstract": "Graph learning for bananas. Code: https://github.com/d/d"},
-    ])
-    engine = SearchEngine(load_corpus([iclr, nips]), tmp_path / "cache")
-    engine.ensure_index()
-    return engine
+def engine(engine_over):
+    return engine_over({
+        "iclr2024.json": [
+            {"id": "a", "title": "Zebra Graphs", "abstract": "Graph learning for zebras.", "status": "Oral", "github": "https://github.com/a/a"},
+            {"id": "b", "title": "Apple Graphs", "abstract": "Graph learning for apples.", "status": "Poster"},
+            {"id": "c", "title": "Mango Trees", "abstract": "Trees, not networks, at all.", "status": "Accept (spotlight)"},
+        ],
+        "nips2023.json": [
+            {"id": "d", "title": "Banana Graphs", "abstract": "Graph learning for bananas. Code: https://github.com/d/d"},
+        ],
+    })
 
 
 def ids(result):

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from search.corpus import load_corpus
-from search.engine import SearchEngine
 from search.store import UserStore
 from tests.tui.conftest import settle
 from tui.app import ReaderApp
@@ -20,24 +16,18 @@ WIDE = (140, 40)
 
 
 @pytest.fixture
-def two_lists(tmp_path):
-    def write(name, records):
-        path = tmp_path / name
-        path.write_text(json.dumps(records), encoding="utf-8")
-        return path
-
-    first = write("iclr2024.json", [
-        {"id": "a", "title": "Zebra Graph Networks", "abstract": "Graph neural networks for zebra stripes.", "status": "Oral",
-         "github": "https://github.com/a/a"},
-        {"id": "b", "title": "Apple Graph Networks", "abstract": "Graph neural networks for apple orchards.", "status": "Poster"},
-        {"id": "c", "title": "Mango Trees", "abstract": "Decision trees for mango harvests.", "status": "Poster"},
-    ])
-    second = write("nips2023.json", [
-        {"id": "d", "title": "Banana Graph Networks", "abstract": "Graph neural networks for banana stripes."},
-    ])
-    engine = SearchEngine(load_corpus([first, second]), tmp_path / "cache")
-    engine.ensure_index()
-    return engine
+def two_lists(engine_over):
+    return engine_over({
+        "iclr2024.json": [
+            {"id": "a", "title": "Zebra Graph Networks", "abstract": "Graph neural networks for zebra stripes.", "status": "Oral",
+             "github": "https://github.com/a/a"},
+            {"id": "b", "title": "Apple Graph Networks", "abstract": "Graph neural networks for apple orchards.", "status": "Poster"},
+            {"id": "c", "title": "Mango Trees", "abstract": "Decision trees for mango harvests.", "status": "Poster"},
+        ],
+        "nips2023.json": [
+            {"id": "d", "title": "Banana Graph Networks", "abstract": "Graph neural networks for banana stripes."},
+        ],
+    })
 
 
 def ids(app):
