@@ -137,3 +137,13 @@ async def test_saved_searches_survive_a_restart(two_lists, tmp_path):
         await pilot.press("tab", "S", "enter")
         await settle(pilot, app)
         assert box(app).value == "stripes " and sorted(ids(app)) == ["a", "d"]
+
+
+async def test_with_many_lists_the_header_counts_them_and_the_picker_names_them(engine_over):
+    engine = engine_over({f"conf{year}.json": [{"id": f"p{year}", "abstract": f"Paper of {year}."}] for year in range(2020, 2025)})
+    app = ReaderApp(engine, store=UserStore())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        assert app.sub_title == "5 lists · 5 papers"
+        await pilot.press("ctrl+l")
+        assert [label for label, _ in app.screen.choices][1:] == [f"conf{year} · 1 paper" for year in range(2020, 2025)]

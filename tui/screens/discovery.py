@@ -57,8 +57,8 @@ class DiscoveryActions:
         for paper in self.engine.papers:
             name = self.engine.list_of(paper.id)
             counts[name] = counts.get(name, 0) + 1
-        choices = [(f"All lists · {len(self.engine.papers):,} papers", "")]
-        choices += [(f"{name} · {count:,} papers", name) for name, count in counts.items()]
+        choices = [(f"All lists · {_papers(len(self.engine.papers))}", "")]
+        choices += [(f"{name} · {_papers(count)}", name) for name, count in counts.items()]
 
         def chosen(name: str | None) -> None:
             if name is None:
@@ -121,3 +121,7 @@ class DiscoveryActions:
 
     def run_saved_search(self, query: str) -> None:
         self._set_query(query)
+
+
+def _papers(count: int) -> str:
+    return f"{count:,} paper{'s' if count != 1 else ''}"
