@@ -19,6 +19,7 @@ from whoosh import index as whoosh_index
 from whoosh.filedb.filestore import RamStorage
 
 from search import __version__
+from search.codec import codec
 from search.describe import Description
 from search.mathtext import searchable
 from search.models import Paper
@@ -193,7 +194,7 @@ def _opened(ix, rows: dict[str, tuple[str | None, str, bool]], vocabulary: Count
 
 def _fill(ix, descriptions: "Descriptions", on_progress: Progress | None, cancel, procs: int = 1):
     """Add every paper; returns the result-list rows and each word's number of papers."""
-    writer = ix.writer(limitmb=512, procs=procs, multisegment=procs > 1, compound=False)
+    writer = ix.writer(limitmb=512, procs=procs, multisegment=procs > 1, compound=False, codec=codec())
     total = len(descriptions)
     rows: dict[str, tuple[str | None, str, bool]] = {}
     vocabulary: Counter[str] = Counter()
