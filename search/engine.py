@@ -10,9 +10,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
 
-from search import children
+from search import children, paths
 from search import index as index_module
-from search import paths
 from search.corpus import Corpus, load_corpus
 from search.describe import Description, describe, quick_headline
 from search.facets import Facets, facet_tokens, split_facets

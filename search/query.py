@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 import threading
 from bisect import bisect_left
-from heapq import nlargest
 from collections import Counter
 from collections.abc import Set
+from heapq import nlargest
 from itertools import islice
 from math import log
 
@@ -33,6 +33,7 @@ MAX_PREFIX_EXPANSIONS = 24
 SIMILAR_TERMS = 25
 """A paper's most distinctive words that a related-papers search looks for."""
 MAX_SHARE = 0.2
+"""Words in more than this share of the papers say nothing about likeness."""
 COMPLETIONS = 4
 """While a word is being typed, it also matches its few most common completions."""
 _OPERATORS = {"AND", "OR", "NOT", "ANDNOT", "ANDMAYBE"}
@@ -183,7 +184,7 @@ class QueryRunner:
                 float(hit.score),
                 tuple(sorted({_decode(t) for _, t in hit.matched_terms()})) if hit_terms else (),
             )
-            for hit in islice(results, max(1, limit))
+            for hit in results[: max(1, limit)]
         )
         return hits, len(results), terms
 

@@ -14,9 +14,9 @@ from search.corpus import CorpusError
 from search.describe import bookmark_of
 from search.engine import SearchEngine, UnknownPaper
 from search.export import FORMATS, BookmarkImportError, export, parse_json_export, write_atomic
-from search.markup import convert
 from search.facets import split_facets
 from search.library import LibraryError
+from search.markup import convert
 from search.models import Marks
 from search.store import StoreError, UserStore
 from tui import library_commands

@@ -8,8 +8,8 @@ import sys
 import time
 from pathlib import Path
 
-from search.corpus import bundled_paths, load_corpus
 from search import paths
+from search.corpus import bundled_paths, load_corpus
 from search.engine import SearchEngine
 from search.index import forget
 from search.library import BUNDLED_LIST, Library, LibraryError

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from search.models import Paper
-
 from search.sanitize import sanitize, sanitize_line
 
 _VENUE_NAMES = {"nips": "NeurIPS", "neurips": "NeurIPS", "colm": "COLM", "www": "WWW"}

@@ -16,8 +16,8 @@ from textual.widgets import Footer, Input, ProgressBar, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from search.describe import bookmark_of
-from search.facets import split_facets
 from search.engine import SearchEngine
+from search.facets import split_facets
 from search.models import Bookmark, Marks, SearchResult
 from search.store import StoreError
 from tui.messages import IndexFailed, IndexProgress, IndexReady, SearchFinished
