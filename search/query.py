@@ -60,8 +60,6 @@ class QueryRunner:
         self._docnum_of: dict[str, int] | None = None
         self._last_ids: Set[str] | None = None
         self._last_docnums: set[int] = set()
-        self._allowed: set[int] | None = None
-        """The docnums a filter lets through, for the query being run (under the lock)."""
         self._parser = qparser.MultifieldParser(list(SEARCH_FIELDS), schema, group=qparser.OrGroup.factory(0.9))
         self._parser.add_plugin(qparser.FuzzyTermPlugin())
         self._parser.add_plugin(qparser.FieldAliasPlugin(FIELD_ALIASES))
@@ -86,27 +84,29 @@ class QueryRunner:
         typing = _word_being_typed(as_typed) if partial else None
         settled = text if typing is None else text[: -len(typing)]
         with self._lock:
-            self._allowed = None if allowed is None else self._docnums(allowed)
+            docs = None if allowed is None else self._docnums(allowed)
             # A word the index has never seen is most likely a typo: try the corrected query first.
             corrected = self._correct(settled)
             if corrected:
-                result = self._attempt(text, corrected, typing, limit, hit_terms, corrected=True)
+                result = self._attempt(text, corrected, typing, limit, hit_terms, docs, corrected=True)
                 if result.total:
                     return result
-            result = self._attempt(text, settled, typing, limit, hit_terms)
+            result = self._attempt(text, settled, typing, limit, hit_terms, docs)
             if result.total == 0:
                 corrected = self._correct(text)  # the word being typed too, now that nothing matches
-                retried = self._attempt(text, corrected, None, limit, hit_terms, corrected=True) if corrected else None
+                retried = self._attempt(text, corrected, None, limit, hit_terms, docs, corrected=True) if corrected else None
                 if retried is not None and retried.total:
                     return retried
             return result
 
     def _attempt(
-        self, text: str, base: str, typing: str | None, limit: int, hit_terms: bool, corrected: bool = False
+        self, text: str, base: str, typing: str | None, limit: int, hit_terms: bool, docs: set[int] | None,
+        corrected: bool = False,
     ) -> SearchResult:
-        """Search base, plus the unfinished word `typing` matching its common completions."""
+        """Search base, plus the unfinished word `typing` matching its common completions; only
+        papers in `docs` (docnums) may match, when given."""
         query, notice = self._parse(base + self._completed(typing) if typing else base)
-        hits, total, terms = self._execute(query, limit, hit_terms)
+        hits, total, terms = self._execute(query, limit, hit_terms, docs)
         shown = (base + typing if typing else base) if corrected else None
         return SearchResult(text, hits, total, shown, notice, terms)
 
@@ -159,12 +159,13 @@ class QueryRunner:
 
     # -- running ------------------------------------------------------------------------------
 
-    def _execute(self, query: wq.Query, limit: int, hit_terms: bool) -> tuple[tuple[Hit, ...], int, tuple[str, ...]]:
+    def _execute(
+        self, query: wq.Query, limit: int, hit_terms: bool, allowed: set[int] | None
+    ) -> tuple[tuple[Hit, ...], int, tuple[str, ...]]:
         if query is wq.NullQuery:
             return (), 0, ()
         terms = tuple(dict.fromkeys(_decode(t) for field, t in query.iter_all_terms() if field != "id"))
         ids = self._id_column
-        allowed = self._allowed
         if TermScorer.handles(query):
             # Words, prefixes, fuzzy terms, fields and booleans: ranked from cached per-term scores.
             ranked = self._scorer.rank(query)
@@ -204,17 +205,21 @@ class QueryRunner:
                 return []
             query = wq.Or([wq.Term(field, term, boost=weight / best[0][0]) for weight, term in best for field in ("abstract", "title")])
             ranked = self._scorer.rank(query)
-            excluded = self._docnums({paper_id})
+            own = self._docnum_map().get(paper_id)
             keep = None if allowed is None else self._docnums(allowed)
-            ranked.scores = {d: s for d, s in ranked.scores.items() if d not in excluded and (keep is None or d in keep)}
+            ranked.scores = {d: s for d, s in ranked.scores.items() if d != own and (keep is None or d in keep)}
             ids = self._id_column
             return [Hit(_decode(ids[doc]), score, _matched(ranked.leaves, doc)) for doc, score in self._scorer.top(ranked, limit)]
 
-    def _docnums(self, paper_ids: Set[str]) -> set[int]:
+    def _docnum_map(self) -> dict[str, int]:
+        """paper id -> docnum, built on first use (only filters and related papers need it)."""
         if self._docnum_of is None:
             self._docnum_of = {_decode(paper_id): doc for doc, paper_id in enumerate(self._id_column)}
+        return self._docnum_of
+
+    def _docnums(self, paper_ids: Set[str]) -> set[int]:
         if paper_ids is not self._last_ids:  # a filter is the same object while the user types after it
-            docnum_of = self._docnum_of
+            docnum_of = self._docnum_map()
             self._last_ids = paper_ids
             self._last_docnums = {docnum_of[paper_id] for paper_id in paper_ids if paper_id in docnum_of}
         return self._last_docnums
