@@ -240,8 +240,11 @@ class UserStore:
 
     def saved_searches(self) -> list[tuple[str, str]]:
         """(name, query) pairs, oldest first: their order gives the number keys."""
-        rows = self._connection.execute("SELECT name, query FROM saved_searches ORDER BY created_at, name")
-        return [(name, query) for name, query in rows]
+        try:
+            rows = self._connection.execute("SELECT name, query FROM saved_searches ORDER BY created_at, name")
+            return [(name, query) for name, query in rows]
+        except sqlite3.Error as error:
+            raise StoreError(f"cannot read {self.path}: {error}") from None
 
     def delete_search(self, name: str) -> bool:
         with self._transaction() as db:

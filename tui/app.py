@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Iterable
 
 from textual.app import App, SystemCommand
@@ -80,7 +79,7 @@ class ReaderApp(App[int]):
             return []
         try:
             return self.store.saved_searches()
-        except (StoreError, sqlite3.Error):
+        except StoreError:
             return []
 
 

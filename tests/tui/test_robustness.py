@@ -85,7 +85,7 @@ async def test_every_key_on_an_empty_result_list(make_app, focus):
         lambda app: BookmarksScreen(set()),
         lambda app: HelpScreen(),
         lambda app: Chooser("Pick", []),
-        lambda app: SavedSearches(app.store),
+        lambda app: SavedSearches(app.store, []),
         lambda app: NameDialog(""),
         lambda app: NoteDialog("headline", ""),
         lambda app: TagsDialog("headline", ()),

@@ -61,32 +61,36 @@ class SavedSearches(Chooser):
     BINDINGS = [*Chooser.BINDINGS, Binding("d,delete", "delete", "Delete", show=False)]
     HELP = "1-9 or enter to search · d delete · esc cancel"
 
-    def __init__(self, store: UserStore) -> None:
+    def __init__(self, store: UserStore, saved: list[tuple[str, str]]) -> None:
         self.store = store
-        super().__init__("Saved searches", self._load(), "No saved searches yet: type a query and press ctrl+s.")
-
-    def _load(self) -> list[tuple[Text | str, str]]:
-        choices: list[tuple[Text | str, str]] = []
-        for name, query in self.store.saved_searches():
-            label = Text(name, style="bold")
-            label.append(f"  {query}", style="dim")
-            choices.append((label, query))
-        return choices
+        self.names = [name for name, _ in saved]
+        """The name behind each choice, in the order shown."""
+        super().__init__("Saved searches", _choices(saved), "No saved searches yet: type a query and press ctrl+s.")
 
     def action_delete(self) -> None:
         options = self.query_one(OptionList)
         index = options.highlighted
-        if index is None or index >= len(self.choices):
+        if index is None or index >= len(self.names):
             return
-        name = self.store.saved_searches()[index][0]
+        name = self.names.pop(index)
         try:
             self.store.delete_search(name)
         except StoreError as error:
+            self.names.insert(index, name)
             self.notify(str(error), severity="error", markup=False)
             return
-        self.choices = self._load()
-        options.set_options(self._options())
+        del self.choices[index]
+        options.remove_option_at_index(index)
         self.notify(f"Deleted saved search “{name}”", markup=False)
+
+
+def _choices(saved: list[tuple[str, str]]) -> list[tuple[Text | str, str]]:
+    choices: list[tuple[Text | str, str]] = []
+    for name, query in saved:
+        label = Text(name, style="bold")
+        label.append(f"  {query}", style="dim")
+        choices.append((label, query))
+    return choices
 
 
 class NameDialog(ModalScreen[str | None]):

@@ -20,6 +20,8 @@ DISCOVERY_BINDINGS = [
     Binding("S", "saved_searches", "Saved", show=False),
 ]
 
+NO_STORE = "Saved searches need the bookmarks database, which could not be opened"
+
 FILTERS = [
     ("has:code", "papers with a code link"),
     ("is:bookmarked", "bookmarked papers"),
@@ -104,20 +106,25 @@ class DiscoveryActions:
             self.notify(f"Saved “{query}” as “{name}” (S or the command palette recalls it)", markup=False)
 
         if self.store is None:
-            self.notify("Saved searches need the bookmarks database, which could not be opened", severity="error")
+            self.notify(NO_STORE, severity="error")
             return
         self.app.push_screen(NameDialog(query), named)
 
     def action_saved_searches(self) -> None:
         if self.store is None:
-            self.notify("Saved searches need the bookmarks database, which could not be opened", severity="error")
+            self.notify(NO_STORE, severity="error")
+            return
+        try:
+            saved = self.store.saved_searches()
+        except StoreError as error:
+            self.notify(str(error), severity="error", markup=False)
             return
 
         def chosen(query: str | None) -> None:
             if query is not None:
-                self._set_query(query)
+                self.run_saved_search(query)
 
-        self.app.push_screen(SavedSearches(self.store), chosen)
+        self.app.push_screen(SavedSearches(self.store, saved), chosen)
 
     def run_saved_search(self, query: str) -> None:
         self._set_query(query)
