@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from textual.widgets import OptionList
 
 from search.store import UserStore
 from tests.tui.conftest import settle
@@ -123,8 +124,14 @@ async def test_save_and_recall_searches_with_number_keys_and_the_palette(two_lis
         await pilot.press("1")
         await settle(pilot, app)
         assert box(app).value == "graph list:iclr2024 " and sorted(ids(app)) == ["a", "b"]
-        await pilot.press("S", "down", "d", "escape")  # delete "mango"
-        assert store.saved_searches() == [("iclr graphs", "graph list:iclr2024")]
+        await pilot.press("S", "d")  # delete "iclr graphs": "mango" becomes [1]
+        assert store.saved_searches() == [("mango", "mango")]
+        shown = app.screen.query_one(OptionList).get_option_at_index(0).prompt
+        assert str(shown).startswith("[1] mango")  # renumbered after the delete
+        await pilot.press("1")
+        await settle(pilot, app)
+        assert box(app).value == "mango " and ids(app) == ["c"]
+        store.save_search("iclr graphs", "graph list:iclr2024")
         commands = [command.title for command in app.get_system_commands(app.screen)]
         assert "Saved search: iclr graphs" in commands
 

@@ -80,7 +80,7 @@ class SavedSearches(Chooser):
             self.notify(str(error), severity="error", markup=False)
             return
         del self.choices[index]
-        options.remove_option_at_index(index)
+        options.set_options(self._options())  # renumbered: the keys 1-9 follow the list
         self.notify(f"Deleted saved search “{name}”", markup=False)
 
 
