@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from whoosh.analysis import StandardAnalyzer, StemmingAnalyzer
-from whoosh.fields import ID, TEXT, Schema
+from whoosh.fields import ID, Schema
 
-SCHEMA_VERSION = 7
+from search.analysis import STEMMING, FastText
 
-ANALYZER = StemmingAnalyzer()
-"""Shared by indexing, querying and highlighting so all three agree on what a term is."""
+SCHEMA_VERSION = 8
+
+ANALYZER = STEMMING
 
 
 def build_schema() -> Schema:
@@ -16,9 +16,9 @@ def build_schema() -> Schema:
     # abstracts are served from memory.
     return Schema(
         id=ID(stored=True, unique=True, sortable=True),
-        name=TEXT(analyzer=ANALYZER, field_boost=3.0),
-        title=TEXT(analyzer=ANALYZER, field_boost=2.0),
-        abstract=TEXT(analyzer=ANALYZER),
-        authors=TEXT(analyzer=StandardAnalyzer(stoplist=None), field_boost=1.5),
-        keywords=TEXT(analyzer=ANALYZER, field_boost=1.5),
+        name=FastText(field_boost=3.0),
+        title=FastText(field_boost=2.0),
+        abstract=FastText(),
+        authors=FastText(stemmed=False, field_boost=1.5),
+        keywords=FastText(field_boost=1.5),
     )  # venue: is a filter over the loaded papers (search/facets.py), not a searched field

@@ -1,0 +1,89 @@
+"""Text fields that index in one pass: the same terms, positions and weights as Whoosh's own
+analyzer chain, without its token-by-token generators (about half of a cold build's CPU).
+
+Queries and highlighting still run the field's Whoosh analyzer, so this module must agree with it
+exactly; tests/search/test_analysis.py compares both on every real abstract."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from pickle import dumps
+
+from whoosh.analysis import STOP_WORDS, StandardAnalyzer, StemmingAnalyzer
+from whoosh.analysis.tokenizers import default_pattern
+from whoosh.fields import TEXT
+from whoosh.lang.porter import stem
+from whoosh.system import pack_uint
+
+_WORDS = re.compile(default_pattern.pattern.replace("(\\.", "(?:\\."), default_pattern.flags)
+"""Whoosh's token pattern with its group made non-capturing, so findall returns whole matches."""
+_MIN_WORD = 2
+"""StopFilter's default minsize: shorter words are dropped along with stop words."""
+_STEMS: dict[str, str] = {}
+_MAX_STEMS = 500_000
+_ENCODINGS: dict[tuple[int, ...], bytes] = {}
+_MAX_ENCODINGS = 200_000
+
+STEMMING = StemmingAnalyzer()
+"""Shared by indexing, querying and highlighting so all three agree on what a term is."""
+LOWERCASE = StandardAnalyzer(stoplist=None)
+"""For names: every word kept as written, only lower-cased."""
+
+
+class FastText(TEXT):
+    """A positional text field, stemmed with stop words removed (StemmingAnalyzer) or only
+    lower-cased (StandardAnalyzer without a stop list)."""
+
+    def __init__(self, stemmed: bool = True, field_boost: float = 1.0) -> None:
+        super().__init__(analyzer=STEMMING if stemmed else LOWERCASE, field_boost=field_boost)
+        self.stemmed = stemmed
+
+    def index(self, value, **kwargs):
+        """(term bytes, frequency, weight, encoded positions) per distinct term, as TEXT.index gives."""
+        first, terms = analysed(value, self.stemmed)
+        positions: defaultdict[str, list[int]] = defaultdict(list)
+        for offset, term in enumerate(terms, first):
+            positions[term].append(offset)
+        boost = self.format.field_boost
+        for term, found in positions.items():
+            yield term.encode("utf-8"), len(found), len(found) * boost, _encoded(found)
+
+
+def analysed(text: str, stemmed: bool) -> tuple[int, list[str]]:
+    """The position of the first term and the terms in order (later positions follow on by one,
+    as StopFilter renumbers them)."""
+    words = [word.lower() for word in _WORDS.findall(text)]
+    if not stemmed:
+        return 0, words
+    first = 0
+    for first, word in enumerate(words):  # noqa: B007 - the index of the first kept word
+        if len(word) >= _MIN_WORD and word not in STOP_WORDS:
+            break
+    else:
+        return 0, []
+    if len(_STEMS) > _MAX_STEMS:
+        _STEMS.clear()
+    stems = _STEMS
+    terms = []
+    for word in words[first:]:
+        if len(word) >= _MIN_WORD and word not in STOP_WORDS:
+            term = stems.get(word)
+            if term is None:
+                term = stems[word] = stem(word)
+            terms.append(term)
+    return first, terms
+
+
+def _encoded(positions: list[int]) -> bytes:
+    """whoosh.formats.Positions.encode: a count, then the pickled gaps between positions.
+
+    Most terms occur once or twice in a field, so the same few encodings recur across papers."""
+    key = tuple(positions)
+    encoded = _ENCODINGS.get(key)
+    if encoded is None:
+        if len(_ENCODINGS) > _MAX_ENCODINGS:
+            _ENCODINGS.clear()
+        gaps = [positions[0], *(after - before for before, after in zip(positions, positions[1:]))]
+        encoded = _ENCODINGS[key] = pack_uint(len(gaps)) + dumps(gaps, 2)
+    return encoded

@@ -1,0 +1,66 @@
+"""Indexing analysis (search/analysis.py) must give exactly the terms, positions and weights that
+Whoosh's own analyzer gives, or queries, phrases and highlights would miss what was indexed."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from whoosh.fields import TEXT
+
+from search.analysis import LOWERCASE, STEMMING, FastText
+from search.corpus import load_corpus
+from search.describe import describe
+from search.mathtext import searchable
+
+FIELDS = [
+    (FastText(field_boost=2.0), TEXT(analyzer=STEMMING, field_boost=2.0)),
+    (FastText(stemmed=False, field_boost=1.5), TEXT(analyzer=LOWERCASE, field_boost=1.5)),
+]
+
+
+def assert_same_index(text: str) -> None:
+    for fast, whoosh in FIELDS:
+        assert list(fast.index(text)) == list(whoosh.index(text)), text
+
+
+def indexed_texts(papers) -> list[str]:
+    texts = []
+    for paper in papers:
+        texts += [searchable(describe(paper).rendered.text), paper.title or "", " ; ".join(paper.authors)]
+    return texts
+
+
+def test_the_bundled_abstracts_index_as_whoosh_indexes_them():
+    for text in indexed_texts(load_corpus().papers):
+        assert_same_index(text)
+
+
+def test_the_real_corpora_index_as_whoosh_indexes_them(paperlist_files):
+    for text in indexed_texts(load_corpus(paperlist_files).papers):
+        assert_same_index(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "the of and",  # only stop words: no terms
+        "A the model of models",  # a dropped first word moves the first position
+        "x y z",  # single letters are dropped by the stemmed field, kept by the names field
+        "İstanbul STRASSE Straße naïve café",  # lower-casing that changes length
+        "3.14 e.g. U.S.A. foo*bar ** v1.2.3",  # the token pattern's dots and stars
+        "Graph graphs graphing GRAPHS graph",  # one term, many positions
+    ],
+)
+def test_edge_cases_index_as_whoosh_indexes_them(text):
+    assert_same_index(text)
+
+
+WORDS = st.sampled_from(["the", "a", "of", "Model", "models", "İ", "ß", "x", "3.5", "e.g.", "*", "naïve", "GAN", "über", "to"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(WORDS, st.text(max_size=8)), max_size=30).map(" ".join))
+def test_any_text_indexes_as_whoosh_indexes_it(text):
+    assert_same_index(text)
