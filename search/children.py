@@ -6,24 +6,21 @@ two), each given about the same number of papers; the parent relays their progre
 from __future__ import annotations
 
 import os
+import pickle
 import subprocess
 import sys
 import threading
-from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 from search import index as index_module
 
 WORKERS = max(1, min(2, os.cpu_count() or 1))
 
 
-def build(root: Path, sources: Sequence[str], missing, progress: Progress, cancel) -> dict:
+def build(missing, progress: Progress, cancel) -> dict:
     """Build shards in fresh child processes (see search/build.py), one per CPU (up to two),
     each given about the same number of papers. Returns the shards that were built; the caller
     builds any others itself."""
-    if not sources or not all(Path(source).is_file() for source in sources):
-        return {}
     loads: list[list] = [[] for _ in range(min(WORKERS, len(missing)))]
     for location, papers in sorted(missing, key=lambda shard: -len(shard[1])):
         min(loads, key=lambda load: sum(len(papers) for _, papers in load)).append((location, papers))
@@ -31,9 +28,8 @@ def build(root: Path, sources: Sequence[str], missing, progress: Progress, cance
     stop = cancel or threading.Event()
 
     def build_load(number: int, load) -> bool:
-        shards = [arg for _, papers in load for arg in ("--shard", papers[0].source)]
-        command = [sys.executable, "-m", "search.build", "--cache", str(root), *shards, "--procs", str(procs), *sources]
-        return run_child(command, progress.shard(number), stop)
+        command = [sys.executable, "-m", "search.build", "--procs", str(procs)]
+        return run_child(command, pickle.dumps(load), progress.shard(number), stop)
 
     with ThreadPoolExecutor(max_workers=len(loads)) as pool:
         futures = [pool.submit(build_load, number, load) for number, load in enumerate(loads)]
@@ -69,10 +65,12 @@ class Progress:
         return on_progress
 
 
-def run_child(command: list[str], on_progress, stop: threading.Event) -> bool:
-    """Run one child build, relaying its `progress DONE TOTAL` lines; False if it failed."""
-    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True)
+def run_child(command: list[str], shards: bytes, on_progress, stop: threading.Event) -> bool:
+    """Run one child build on the pickled shards, relaying its `progress DONE TOTAL` lines;
+    False if it failed."""
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.PIPE, text=True)
     try:
+        threading.Thread(target=_send, args=(child.stdin, shards), daemon=True).start()
         for line in child.stdout:
             if stop.is_set():
                 return False
@@ -86,3 +84,12 @@ def run_child(command: list[str], on_progress, stop: threading.Event) -> bool:
             child.wait()
         child.stdout.close()
     return child.returncode == 0
+
+
+def _send(pipe, data: bytes) -> None:
+    """Write the child's input from a thread, so a child that dies early cannot block the parent."""
+    try:
+        pipe.buffer.write(data)
+        pipe.close()
+    except (BrokenPipeError, OSError, ValueError):
+        pass

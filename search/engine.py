@@ -140,7 +140,7 @@ class SearchEngine:
             total = sum(len(papers) for _, papers in missing)
             progress = children.Progress(total, on_progress)
             if total >= CHILD_BUILD_MIN_PAPERS:
-                opened.update(children.build(root, self.corpus.sources, missing, progress, cancel))
+                opened.update(children.build(missing, progress, cancel))
             notice = None
             for location, papers in missing:
                 if opened.get(location) is not None:

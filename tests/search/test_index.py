@@ -2,6 +2,7 @@
 
 import json
 import os
+import pickle
 
 import pytest
 
@@ -117,12 +118,12 @@ def test_big_corpora_are_built_by_child_processes_in_parallel(tmp_path, monkeypa
     files = [corpus_file(tmp_path, [f"Paper {i} of list {n} about graphs and trees." for i in range(30)], f"{n}.json") for n in "abc"]
     started = []
     real_run = __import__("search.children", fromlist=["run_child"]).run_child
-    monkeypatch.setattr("search.children.run_child", lambda command, *rest: started.append(command) or real_run(command, *rest))
+    monkeypatch.setattr("search.children.run_child", lambda command, shards, *rest: started.append(shards) or real_run(command, shards, *rest))
     calls = []
     engine = SearchEngine(load_corpus(files), tmp_path / "cache")
     status = engine.ensure_index(on_progress=lambda done, total: calls.append((done, total)))
     assert status.built and len(status.paths) == 3
-    shards = [c[i + 1] for c in started for i, arg in enumerate(c) if arg == "--shard"]
+    shards = [papers[0].source for shards in started for _, papers in pickle.loads(shards)]
     assert len(started) == 2 and sorted(shards) == sorted(str(f) for f in files)
     assert calls[-1] == (90, 90)
     assert engine.search("graphs").total == 90
