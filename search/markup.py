@@ -37,7 +37,7 @@ _PROSE_TOKEN = re.compile(r"\\(?:[A-Za-z@]+\*?|.)|[{}$%&#^_~\[\]]|[^\\{}$%&#^_~\
 _RUN_BASE = 0xF0000  # Supplementary Private Use Area-A: removed from input by sanitize()
 _RUN_LIMIT = 0xFFFD
 _RUN_MARK = re.compile("[\U000F0000-\U000FFFFD]")
-_SPACES = re.compile(r"[^\S\n]+")
+_SPACES = re.compile(r"[^\S\n]{2,}|[^\S \n]")  # single spaces, most of them, are left alone
 _NEWLINE_RUN = re.compile(r" ?\n[ \n]*")  # after _SPACES: a whitespace run that holds a newline
 
 _STYLE_WITH_ARGUMENT = {

@@ -9,7 +9,12 @@ from search.models import Rendered
 
 # A name has two capitals (TRGNN, BitStack, HiBug2), a capital after its first letter (vLLM), or is a
 # hyphenated compound of capitalised parts (Drop-Upcycling, T-JEPA).
-_TOKEN = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*(?![\w-])")
+_START = r"(?<![\w-])"
+_WORD = r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*(?![\w-])"
+_TOKEN = re.compile(_START + _WORD)
+# Only tokens with a capital after their first letter, or capitalised and hyphenated, can be names
+# (see _is_name_like): looking ahead for one skips the plain words, most of every abstract.
+_CANDIDATE = re.compile(_START + r"(?=[A-Za-z][A-Za-z0-9-]*[A-Z]|[A-Z][A-Za-z0-9]*-)" + _WORD)
 _INTRODUCTION = re.compile(
     r"\b(?:we\s+(?:propose|introduce|present|develop|design|call|name|term|dub|build|release|contribute)"
     r"|this\s+(?:paper|work)\s+(?:proposes|introduces|presents|develops)"
@@ -34,7 +39,7 @@ GENERIC_ACRONYMS = frozenset(
 def detect_name(rendered: Rendered) -> str | None:
     """The method/system name an abstract introduces, or None when it introduces none."""
     text = rendered.text
-    occurrences = [(m.group(), m.start()) for m in _TOKEN.finditer(text) if _is_name_like(m.group())]
+    occurrences = [(m.group(), m.start()) for m in _CANDIDATE.finditer(text) if _is_name_like(m.group())]
     if not occurrences:
         return None
     forms: dict[str, Counter[str]] = {}

@@ -24,6 +24,8 @@ def sanitize(text: str) -> str:
     if not text:
         return ""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not _CONTROL.search(text):  # the usual case; every escape sequence starts with a control
+        return text
     text = _ESCAPE_SEQUENCE.sub("", text)
     return _CONTROL.sub("", text)
 
