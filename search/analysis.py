@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from itertools import pairwise
 from pickle import dumps
 
 from whoosh.analysis import STOP_WORDS, StandardAnalyzer, StemmingAnalyzer
@@ -56,11 +57,8 @@ def analysed(text: str, stemmed: bool) -> tuple[int, list[str]]:
     words = [word.lower() for word in _WORDS.findall(text)]
     if not stemmed:
         return 0, words
-    first = 0
-    for first, word in enumerate(words):  # noqa: B007 - the index of the first kept word
-        if len(word) >= _MIN_WORD and word not in STOP_WORDS:
-            break
-    else:
+    first = next((index for index, word in enumerate(words) if len(word) >= _MIN_WORD and word not in STOP_WORDS), None)
+    if first is None:
         return 0, []
     if len(_STEMS) > _MAX_STEMS:
         _STEMS.clear()
@@ -84,6 +82,6 @@ def _encoded(positions: list[int]) -> bytes:
     if encoded is None:
         if len(_ENCODINGS) > _MAX_ENCODINGS:
             _ENCODINGS.clear()
-        gaps = [positions[0], *(after - before for before, after in zip(positions, positions[1:]))]
+        gaps = [positions[0], *(after - before for before, after in pairwise(positions))]
         encoded = _ENCODINGS[key] = pack_uint(len(gaps)) + dumps(gaps, 2)
     return encoded

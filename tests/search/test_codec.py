@@ -22,13 +22,13 @@ class WhooshWriterCodec(ReaderCodec):
 def documents() -> list[dict]:
     """The bundled abstracts, plus made-up ones whose words are in every paper (several posting
     blocks), in a few dozen (one block) or in a handful (inlined)."""
-    docs = [dict(id=paper.id, abstract=paper.abstract, title=paper.title or "", authors=" ; ".join(paper.authors)) for paper in load_corpus().papers]
+    docs = [{"id": paper.id, "abstract": paper.abstract, "title": paper.title or "", "authors": " ; ".join(paper.authors)} for paper in load_corpus().papers]
     pick = random.Random(7)
     common, middling, rare = ["graph"], [f"word{n}" for n in range(40)], [f"rare{n}" for n in range(400)]
     for number in range(400):
         words = common * pick.randint(1, 3) + pick.sample(middling, 5) + pick.sample(rare, 3)
         pick.shuffle(words)
-        docs.append(dict(id=f"made-{number}", abstract=" ".join(words), name="Name" if number % 7 == 0 else ""))
+        docs.append({"id": f"made-{number}", "abstract": " ".join(words), "name": "Name" if number % 7 == 0 else ""})
     return docs
 
 
