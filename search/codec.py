@@ -15,10 +15,14 @@ module (index.py does)."""
 
 from __future__ import annotations
 
+import struct
+from array import array
 from itertools import groupby
 from operator import itemgetter
+from pickle import dumps
 
 from whoosh.codec.whoosh3 import W3Codec, W3FieldWriter, W3PostingsWriter, W3TermInfo
+from whoosh.system import pack_ushort
 
 INLINE_POSTINGS = 16
 
@@ -55,11 +59,17 @@ class TermFieldWriter(W3FieldWriter):
         schema never has; anything else goes through Whoosh's own loop."""
         if lengths is not None or any(field.separate_spelling() for _, field in schema.items()):
             return super().add_postings(schema, lengths, items)
+        inline_below = self._codec._inlinelimit
         for fieldname, field_postings in groupby(items, _FIELD):
             self.start_field(fieldname, schema[fieldname])
-            for btext, postings in groupby(field_postings, _TERM):
+            field_key = pack_ushort(self._fieldid)
+            for btext, grouped in groupby(field_postings, _TERM):
+                postings = list(grouped)
+                if len(postings) < inline_below:  # most terms: rare ones
+                    self._tindex.add(field_key + btext, _inlined_term_info(postings))
+                    continue
                 self.start_term(btext)
-                self._postwriter.add_term_postings(list(postings))
+                self._postwriter.add_term_postings(postings)
                 self.finish_term()
             self.finish_field()
 
@@ -77,6 +87,20 @@ class TermPostingsWriter(W3PostingsWriter):
             self._weights.extend(weights)
             self._values.extend([posting[4] for posting in block if posting[4]])
             self._maxweight = max(self._maxweight, *weights)
+
+
+_TERM_INFO = struct.Struct("!BfIBBfII")  # W3TermInfo's layout
+
+
+def _inlined_term_info(postings: list[tuple]) -> bytes:
+    """W3TermInfo.to_bytes for a term whose postings are kept inline, without the posting writer:
+    flag, total weight, paper count, length bytes (no length statistics: 0), top weight, first and
+    last paper, then the pickled (ids, weights, values), weights rounded to 32 bits as in a block."""
+    ids = tuple(posting[2] for posting in postings)
+    weights = tuple(array("f", [posting[3] for posting in postings]))
+    values = tuple(posting[4] for posting in postings if posting[4])
+    top = max(0, *(posting[3] for posting in postings))
+    return _TERM_INFO.pack(1, sum(weights), len(ids), 0, 0, top, ids[0], ids[-1]) + dumps((ids, weights, values), 2)
 
 
 class CountingFile:
