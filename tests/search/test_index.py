@@ -127,3 +127,19 @@ def test_big_corpora_are_built_by_child_processes_in_parallel(tmp_path, monkeypa
     assert len(started) == 2 and sorted(shards) == sorted(str(f) for f in files)
     assert calls[-1] == (90, 90)
     assert engine.search("graphs").total == 90
+
+
+
+def test_child_builds_get_equal_amounts_of_text():
+    from search.children import _split, _work
+    from search.models import Paper
+
+    def shard(name, characters):  # a paper counts as 30 characters more than its abstract
+        return (name, (Paper(id=name, abstract="x" * (characters - 30), source=name),))
+
+    # Largest first alone gives 700 against 500; moving one shard each way evens it out.
+    shards = [shard("a", 300), shard("b", 300), shard("c", 200), shard("d", 200), shard("e", 200)]
+    loads = _split(shards, 2)
+    assert [sum(map(_work, load)) for load in loads] == [600, 600]
+    assert sorted(name for load in loads for name, _ in load) == ["a", "b", "c", "d", "e"]
+    assert [len(load) for load in _split(shards, 1)] == [5]
