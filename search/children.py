@@ -27,7 +27,7 @@ def build(missing, progress: Progress, cancel) -> dict:
 
     def build_load(number: int, load) -> bool:
         command = [sys.executable, "-m", "search.build", "--procs", str(procs)]
-        return run_child(command, pickle.dumps(load), progress.shard(number), stop)
+        return run_child(command, load, progress.shard(number), stop)
 
     with ThreadPoolExecutor(max_workers=len(loads)) as pool:
         futures = [pool.submit(build_load, number, load) for number, load in enumerate(loads)]
@@ -90,9 +90,9 @@ class Progress:
         return on_progress
 
 
-def run_child(command: list[str], shards: bytes, on_progress, stop: threading.Event) -> bool:
-    """Run one child build on the pickled shards, relaying its `progress DONE TOTAL` lines;
-    False if it failed."""
+def run_child(command: list[str], shards: list, on_progress, stop: threading.Event) -> bool:
+    """Run one child build on these shards, relaying its `progress DONE TOTAL` lines; False if it
+    failed. The child starts first, so its imports overlap with pickling its papers."""
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.PIPE, text=True)
     try:
         threading.Thread(target=_send, args=(child.stdin, shards), daemon=True).start()
@@ -111,10 +111,10 @@ def run_child(command: list[str], shards: bytes, on_progress, stop: threading.Ev
     return child.returncode == 0
 
 
-def _send(pipe, data: bytes) -> None:
+def _send(pipe, shards: list) -> None:
     """Write the child's input from a thread, so a child that dies early cannot block the parent."""
     try:
-        pipe.buffer.write(data)
+        pickle.dump(shards, pipe.buffer)
         pipe.close()
     except (BrokenPipeError, OSError, ValueError):
         pass

@@ -116,9 +116,10 @@ def open_existing(location: IndexLocation) -> OpenIndex | None:
         with ix.searcher() as searcher:
             searcher.doc_count()
         rows = json.loads((location.path / ROWS_FILE).read_text(encoding="utf-8"))
-        lines = (location.path / WORDS_FILE).read_text(encoding="utf-8").splitlines()
-        words, counts = zip(*(line.split("\t") for line in lines)) if lines else ((), ())
-        return OpenIndex(ix, {key: tuple(row) for key, row in rows.items()}, list(words), [int(count) for count in counts])
+        fields = (location.path / WORDS_FILE).read_text(encoding="utf-8").split()  # word, count, word, ...
+        if len(fields) % 2:
+            return None
+        return OpenIndex(ix, {key: tuple(row) for key, row in rows.items()}, fields[0::2], list(map(int, fields[1::2])))
     except Exception:  # noqa: BLE001 - a damaged index is rebuilt, never trusted
         return None
 

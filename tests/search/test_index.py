@@ -2,7 +2,6 @@
 
 import json
 import os
-import pickle
 
 import pytest
 
@@ -123,7 +122,7 @@ def test_big_corpora_are_built_by_child_processes_in_parallel(tmp_path, monkeypa
     engine = SearchEngine(load_corpus(files), tmp_path / "cache")
     status = engine.ensure_index(on_progress=lambda done, total: calls.append((done, total)))
     assert status.built and len(status.paths) == 3
-    shards = [papers[0].source for shards in started for _, papers in pickle.loads(shards)]
+    shards = [papers[0].source for shards in started for _, papers in shards]
     assert len(started) == 2 and sorted(shards) == sorted(str(f) for f in files)
     assert calls[-1] == (90, 90)
     assert engine.search("graphs").total == 90
