@@ -10,7 +10,6 @@ from textual.screen import Screen
 
 from search.engine import SearchEngine
 from search.store import StoreError, UserStore
-from tui.screens.help import HelpScreen
 from tui.screens.main import MainScreen
 from tui.screens.paper_actions import PaperActions
 
@@ -44,6 +43,8 @@ class ReaderApp(App[int]):
             self.notify(f"Left out: {problem}", title="List not loaded", severity="warning", timeout=15, markup=False)
 
     def action_help(self) -> None:
+        from tui.screens.help import HelpScreen  # loaded when first asked for, not before the first frame
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 

@@ -21,7 +21,6 @@ from search.facets import split_facets
 from search.models import Bookmark, Marks, SearchResult
 from search.store import StoreError
 from tui.messages import IndexFailed, IndexProgress, IndexReady, SearchFinished
-from tui.screens.bookmarks import BookmarksScreen
 from tui.screens.discovery import DISCOVERY_BINDINGS, DiscoveryActions
 from tui.screens.paper_actions import PAPER_BINDINGS, PaperActions
 from tui.widgets.header import AppHeader
@@ -364,6 +363,8 @@ class MainScreen(DiscoveryActions, PaperActions, Screen):
                 search.value = ""  # shows every paper, then opens this one
             else:
                 self._show_all()
+
+        from tui.screens.bookmarks import BookmarksScreen  # loaded when first opened, not before the first frame
 
         self.app.push_screen(BookmarksScreen({p.id for p in self.engine.papers}), opened)
 
