@@ -53,21 +53,26 @@ def _split(shards: list, count: int) -> list[list]:
     """Shards dealt out to `count` children so that the slowest finishes as early as possible:
     largest first to the least loaded, then (for two) the swaps that narrow the gap the most."""
     loads: list[list] = [[] for _ in range(count)]
-    for shard in sorted(shards, key=_work, reverse=True):
-        min(loads, key=lambda load: sum(map(_work, load))).append(shard)
+    totals = [0] * count
+    for work, shard in sorted(((_work(shard), shard) for shard in shards), key=lambda pair: -pair[0]):
+        least = totals.index(min(totals))
+        loads[least].append((work, shard))
+        totals[least] += work
     while count == 2:
-        heavy, light = sorted(loads, key=lambda load: sum(map(_work, load)), reverse=True)
-        gap = sum(map(_work, heavy)) - sum(map(_work, light))
-        moves = [(abs(gap - 2 * (_work(out) - (_work(back) if back else 0))), out, back) for out in heavy for back in [None, *light]]
+        heavy, light = (0, 1) if totals[0] >= totals[1] else (1, 0)
+        gap = totals[heavy] - totals[light]
+        moves = [(abs(gap - 2 * (out[0] - back[0])), out, back) for out in loads[heavy] for back in [(0, None), *loads[light]]]
         narrowed, out, back = min(moves, key=lambda move: move[0])
         if narrowed >= gap:
             break
-        heavy.remove(out)
-        light.append(out)
-        if back is not None:
-            light.remove(back)
-            heavy.append(back)
-    return loads
+        loads[heavy].remove(out)
+        loads[light].append(out)
+        if back[1] is not None:
+            loads[light].remove(back)
+            loads[heavy].append(back)
+        totals[heavy] -= out[0] - back[0]
+        totals[light] += out[0] - back[0]
+    return [[shard for _, shard in load] for load in loads]
 
 
 class Progress:
