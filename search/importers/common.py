@@ -41,6 +41,19 @@ def stable_id(abstract: str) -> str:
     return hashlib.sha256(normalised.encode("utf-8")).hexdigest()[:12]
 
 
+_LATEX = re.compile(r"[\\$]")
+
+
+def title(value: Any) -> str | None:
+    """A title as one line of plain text: LaTeX in it ("Top-$k$", "Schr\\"odinger") is converted."""
+    plain = text(value)
+    if not plain or not _LATEX.search(plain):
+        return plain
+    from search.markup import convert  # only the few titles written in LaTeX need the converter
+
+    return text(convert(plain).text)
+
+
 def text(value: Any) -> str | None:
     """A one-line string from a scalar field, or None."""
     if isinstance(value, bool) or value is None:

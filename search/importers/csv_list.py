@@ -87,7 +87,7 @@ def _paper(row: list[str], columns: dict[str, int], path: Path, venue_default: s
         id=get("id") or common.stable_id(abstract),
         abstract=abstract,
         venue=common.venue_with_year(venue, paper_year),
-        title=get("title"),
+        title=common.title(get("title")),
         authors=common.names(authors, separators),
         keywords=common.names(get("keywords") or "", ";,"),
         status=status,

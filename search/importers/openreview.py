@@ -40,7 +40,7 @@ def paper_from_note(note: dict[str, Any], path: Path, venue_default: str | None)
         id=forum or common.stable_id(abstract),
         abstract=abstract.strip(),
         venue=venue,
-        title=common.text(field("title")),
+        title=common.title(field("title")),
         authors=common.names(field("authors")),
         keywords=common.names(field("keywords"), ";,"),
         status=status.capitalize() if status else decision,

@@ -40,7 +40,7 @@ def paper_from_record(record: dict[str, Any], path: Path, venue_default: str | N
         id=common.text(record.get("id")) or common.stable_id(abstract),
         abstract=abstract.strip(),
         venue=common.venue_with_year(venue, paper_year),
-        title=common.text(record.get("title")),
+        title=common.title(record.get("title")),
         authors=common.names(record.get("authors", record.get("author"))),
         keywords=common.names(record.get("keywords")),
         status=status,

@@ -53,6 +53,20 @@ def test_openreview_v1_plain_values(tmp_path):
     assert (paper.title, paper.authors, paper.site) == ("Old API", ("A B",), "https://openreview.net/forum?id=v1")
 
 
+@pytest.mark.parametrize("name", ["list.json", "list.csv", "notes.json"])
+def test_titles_written_in_latex_are_shown_as_text(tmp_path, name):
+    titles = ["Top-$k$ Arm Identification", 'Schr\\"odinger Bridges', "$100K or 100 Days"]
+    records = [{"title": title, "abstract": f"Abstract number {n}."} for n, title in enumerate(titles)]
+    if name == "list.csv":
+        content = "title,abstract\n" + "".join(f'"{r["title"].replace(chr(34), 2 * chr(34))}",{r["abstract"]}\n' for r in records)
+    elif name == "notes.json":
+        content = json.dumps({"notes": [{"id": f"n{n}", "content": {key: {"value": value} for key, value in r.items()}} for n, r in enumerate(records)]})
+    else:
+        content = json.dumps(records)
+    papers = load_corpus([write(tmp_path, name, content)]).papers
+    assert [paper.title for paper in papers] == ["Top-k Arm Identification", "Schrödinger Bridges", "$100K or 100 Days"]
+
+
 def test_csv_with_synonyms_quotes_and_any_case(tmp_path):
     content = (
         "Paper Title,Summary,Author,Link,Conference,Year,Tags,Decision\n"
