@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Iterator
 from itertools import pairwise
 from pickle import dumps
 
@@ -57,20 +58,32 @@ def analysed(text: str, stemmed: bool) -> tuple[int, list[str]]:
     words = [word.lower() for word in _WORDS.findall(text)]
     if not stemmed:
         return 0, words
-    first = next((index for index, word in enumerate(words) if len(word) >= _MIN_WORD and word not in STOP_WORDS), None)
+    first = next((index for index, word in enumerate(words) if _kept(word)), None)
     if first is None:
         return 0, []
-    if len(_STEMS) > _MAX_STEMS:
-        _STEMS.clear()
-    stems = _STEMS
-    terms = []
-    for word in words[first:]:
-        if len(word) >= _MIN_WORD and word not in STOP_WORDS:
-            term = stems.get(word)
-            if term is None:
-                term = stems[word] = stem(word)
-            terms.append(term)
-    return first, terms
+    stems = _STEMS  # inlined lookups: this runs for every word of every paper indexed
+    return first, [stems.get(word) or _stem(word) for word in words[first:] if len(word) >= _MIN_WORD and word not in STOP_WORDS]
+
+
+def stemmed_spans(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, term) for each word the stemming analyzer keeps, as it gives them with chars=True."""
+    for match in _WORDS.finditer(text):
+        word = match.group().lower()
+        if _kept(word):
+            yield match.start(), match.end(), _stem(word)
+
+
+def _kept(word: str) -> bool:
+    return len(word) >= _MIN_WORD and word not in STOP_WORDS
+
+
+def _stem(word: str) -> str:
+    term = _STEMS.get(word)
+    if term is None:
+        if len(_STEMS) > _MAX_STEMS:
+            _STEMS.clear()
+        term = _STEMS[word] = stem(word)
+    return term
 
 
 def _encoded(positions: list[int]) -> bytes:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
-from search.schema import ANALYZER
+from search.analysis import stemmed_spans
 
 
 def term_ranges(text: str, terms: Iterable[str]) -> list[tuple[int, int]]:
@@ -12,4 +12,4 @@ def term_ranges(text: str, terms: Iterable[str]) -> list[tuple[int, int]]:
     wanted = {term.lower() for term in terms}
     if not wanted or not text:
         return []
-    return [(token.startchar, token.endchar) for token in ANALYZER(text, chars=True) if token.text in wanted]
+    return [(start, end) for start, end, term in stemmed_spans(text) if term in wanted]

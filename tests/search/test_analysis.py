@@ -1,5 +1,6 @@
-"""Indexing analysis (search/analysis.py) must give exactly the terms, positions and weights that
-Whoosh's own analyzer gives, or queries, phrases and highlights would miss what was indexed."""
+"""Indexing and highlighting analysis (search/analysis.py) must give exactly the terms, positions,
+weights and character spans that Whoosh's own analyzer gives, or queries, phrases and highlights
+would miss what was indexed."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from whoosh.fields import TEXT
 
-from search.analysis import LOWERCASE, STEMMING, FastText
+from search.analysis import LOWERCASE, STEMMING, FastText, stemmed_spans
 from search.corpus import load_corpus
 from search.describe import describe
 from search.mathtext import searchable
@@ -22,6 +23,8 @@ FIELDS = [
 def assert_same_index(text: str) -> None:
     for fast, whoosh in FIELDS:
         assert list(fast.index(text)) == list(whoosh.index(text)), text
+    # what highlighting marks: the same words, at the same characters
+    assert list(stemmed_spans(text)) == [(token.startchar, token.endchar, token.text) for token in STEMMING(text, chars=True)], text
 
 
 def indexed_texts(papers) -> list[str]:
