@@ -1,5 +1,5 @@
 """Text fields that index in one pass: the same terms, positions and weights as Whoosh's own
-analyzer chain, without its token-by-token generators (about half of a cold build's CPU).
+analyzer chain, without its token-by-token generators (a fifth of the indexing time).
 
 Queries and highlighting still run the field's Whoosh analyzer, so this module must agree with it
 exactly; tests/search/test_analysis.py compares both on every real abstract."""
