@@ -1,8 +1,9 @@
 """Text fields that index in one pass: the same terms, positions and weights as Whoosh's own
 analyzer chain, without its token-by-token generators (a fifth of the indexing time).
 
-Queries and highlighting still run the field's Whoosh analyzer, so this module must agree with it
-exactly; tests/search/test_analysis.py compares both on every real abstract."""
+Whoosh's query parser still runs the field's analyzer (STEMMING), and the word stems used for
+correction, related papers and highlighting come from here, so the two must agree exactly;
+tests/search/test_analysis.py compares them on every real abstract."""
 
 from __future__ import annotations
 
@@ -63,6 +64,11 @@ def analysed(text: str, stemmed: bool) -> tuple[int, list[str]]:
         return 0, []
     stems = _STEMS  # inlined lookups: this runs for every word of every paper indexed
     return first, [stems.get(word) or _stem(word) for word in words[first:] if len(word) >= _MIN_WORD and word not in STOP_WORDS]
+
+
+def stems(text: str) -> list[str]:
+    """The terms the stemming analyzer makes of text, in order (for query words and related papers)."""
+    return analysed(text, stemmed=True)[1]
 
 
 def stemmed_spans(text: str) -> Iterator[tuple[int, int, str]]:

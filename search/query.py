@@ -23,7 +23,7 @@ from whoosh.searching import Searcher
 from whoosh.spelling import ListCorrector
 
 from search.models import Hit, SearchResult
-from search.schema import ANALYZER
+from search.analysis import stems
 from search.scoring import TermScorer
 
 SEARCH_FIELDS = ("name", "title", "abstract", "keywords", "authors")
@@ -135,7 +135,7 @@ class QueryRunner:
             if key not in near_words:
                 # Whoosh walks the whole term dictionary for a fuzzy term; the vocabulary is faster.
                 words = self._corrector.suggest(text, limit=MAX_PREFIX_EXPANSIONS, maxdist=maxdist, prefix=prefix)
-                near_words[key] = dict.fromkeys(form for word in (text, *words) for form in (word, *(t.text for t in ANALYZER(word))))
+                near_words[key] = dict.fromkeys(form for word in (text, *words) for form in (word, *stems(word)))
             return near_words[key]
 
         def bound(node: wq.Query) -> wq.Query:
@@ -196,7 +196,7 @@ class QueryRunner:
             reader = self._searcher.reader()
             total = reader.doc_count_all()
             weighted = []
-            for term, count in Counter(token.text for token in ANALYZER(text)).items():
+            for term, count in Counter(stems(text)).items():
                 papers = reader.doc_frequency("abstract", term)
                 if 1 < papers <= max(2, total * MAX_SHARE):
                     weighted.append(((1 + log(count)) * log(total / papers), term))
@@ -265,8 +265,7 @@ class QueryRunner:
         best: tuple[int, int, str] | None = None
         for distance in range(1, maxdist + 1):
             for candidate in self._corrector.suggest(word, limit=20, maxdist=distance, prefix=1):
-                stems = [token.text for token in ANALYZER(candidate)]
-                frequency = max((reader.doc_frequency("abstract", stem) for stem in stems), default=0)
+                frequency = max((reader.doc_frequency("abstract", stem) for stem in stems(candidate)), default=0)
                 key = (distance, -frequency, candidate)
                 if candidate != word and frequency and (best is None or key < best):
                     best = key
@@ -296,8 +295,8 @@ def _either(queries: list[wq.Query]) -> wq.Query:
 
 
 def _known(reader, word: str) -> bool:
-    stems = [token.text for token in ANALYZER(word)]
-    return not stems or any(reader.doc_frequency(field, stem) for stem in stems for field in SEARCH_FIELDS)
+    terms = stems(word)
+    return not terms or any(reader.doc_frequency(field, term) for term in terms for field in SEARCH_FIELDS)
 
 
 def _decode(term) -> str:

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from whoosh.fields import ID, Schema
 
-from search.analysis import STEMMING, FastText
+from search.analysis import FastText
 
 SCHEMA_VERSION = 8
-
-ANALYZER = STEMMING
 
 
 def build_schema() -> Schema:
