@@ -37,7 +37,7 @@ def _paper(key: str, fields: dict[str, str], path: Path, venue_default: str | No
     abstract = fields.get("abstract", "").strip()
     if not abstract:
         return None
-    venue = _plain(fields.get("booktitle") or fields.get("journal") or fields.get("venue")) or venue_default
+    venue = common.from_latex(fields.get("booktitle") or fields.get("journal") or fields.get("venue")) or venue_default
     paper_year = common.year(fields.get("year")) or common.year_of(venue)
     doi, eprint, url = fields.get("doi"), fields.get("eprint"), common.text(fields.get("url"))
     site = url or (f"https://doi.org/{doi.strip()}" if doi else None) or (f"https://arxiv.org/abs/{eprint.strip()}" if eprint else None)
@@ -45,9 +45,9 @@ def _paper(key: str, fields: dict[str, str], path: Path, venue_default: str | No
         id=common.text(key) or common.stable_id(abstract),
         abstract=abstract,
         venue=common.venue_with_year(venue, paper_year),
-        title=_plain(fields.get("title")),
+        title=common.from_latex(fields.get("title")),
         authors=tuple(name for name in (_person(part) for part in _AND.split(fields.get("author", ""))) if name),
-        keywords=common.names(_plain(fields.get("keywords")) or "", ";,"),
+        keywords=common.names(common.from_latex(fields.get("keywords")) or "", ";,"),
         year=paper_year,
         site=site,
         pdf=common.text(fields.get("pdf")),
@@ -56,18 +56,9 @@ def _paper(key: str, fields: dict[str, str], path: Path, venue_default: str | No
     )
 
 
-def _plain(value: str | None) -> str | None:
-    """LaTeX source (braces, accents, math) as plain one-line text."""
-    if not value:
-        return None
-    from search.markup import convert
-
-    return common.text(convert(value).text)
-
-
 def _person(name: str) -> str | None:
     """`Last, First` -> `First Last`, with LaTeX accents converted."""
-    plain = _plain(name)
+    plain = common.from_latex(name)
     if plain and plain.count(",") == 1:
         last, first = (part.strip() for part in plain.split(","))
         plain = f"{first} {last}".strip()

@@ -47,9 +47,15 @@ _LATEX = re.compile(r"[\\$]")
 def title(value: Any) -> str | None:
     """A title as one line of plain text: LaTeX in it ("Top-$k$", "Schr\\"odinger") is converted."""
     plain = text(value)
-    if not plain or not _LATEX.search(plain):
-        return plain
-    from search.markup import convert  # only the few titles written in LaTeX need the converter
+    return from_latex(plain) if plain and _LATEX.search(plain) else plain
+
+
+def from_latex(value: Any) -> str | None:
+    """LaTeX source (braces, accents, math) as one line of plain text."""
+    plain = text(value)
+    if not plain:
+        return None
+    from search.markup import convert  # only fields written in LaTeX need the converter
 
     return text(convert(plain).text)
 
