@@ -152,10 +152,9 @@ class SearchEngine:
                 except OSError as error:
                     opened[location] = index_module.build_in_memory(descriptions, report, cancel)
                     notice = f"index kept in memory: cannot write {root} ({error.strerror or error})"
-            in_memory = notice is not None
             self._open(tuple(opened[location] for location in locations))
             self._locations = locations
-            on_disk = () if in_memory else tuple(location.path for location in locations)
+            on_disk = () if notice else tuple(location.path for location in locations)  # a notice: kept in memory
             return IndexStatus(bool(missing), on_disk, notice)
 
     def _shards(self) -> list[tuple[str, tuple[Paper, ...]]]:
