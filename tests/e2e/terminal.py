@@ -80,6 +80,11 @@ class Terminal:
     def send(self, keys: str) -> None:
         self.child.send(keys)
 
+    def quit(self) -> int | None:
+        """Press q and wait for the app to exit; its exit status."""
+        self.send("q")
+        return self.close()
+
     def close(self, timeout: float = 15.0) -> int | None:
         deadline = time.monotonic() + timeout
         while self.child.isalive() and time.monotonic() < deadline:

@@ -34,8 +34,7 @@ def test_search_open_and_read_rendered_abstract(tmp_path):
         assert "BitStack" in screen and "capability" in screen
         assert "\\textbf" not in screen and "\\textit" not in screen and "$" not in screen
 
-        term.send("q")
-        assert term.close() == 0
+        assert term.quit() == 0
         assert b"Traceback" not in term.raw
     finally:
         term.close(timeout=1)
@@ -54,8 +53,7 @@ def test_narrow_terminal_opens_the_reader_full_screen(tmp_path):
         assert "PORTLLM" not in screen  # the list is hidden while reading
         term.send(ESC)
         screen = term.wait_for("PORTLLM")
-        term.send("q")
-        assert term.close() == 0
+        assert term.quit() == 0
     finally:
         term.close(timeout=1)
 
@@ -87,8 +85,7 @@ def test_y_without_a_display_sends_the_url_by_osc52(tmp_path):
         term.wait_for("terminal clipboard (OSC 52)")
         url = "https://github.com/jujulili888/GraphBridge"
         assert b"\x1b]52;c;" + base64.b64encode(url.encode()) + b"\x07" in term.raw
-        term.send("q")
-        assert term.close() == 0
+        assert term.quit() == 0
     finally:
         term.close(timeout=1)
 
@@ -119,8 +116,7 @@ def test_added_list_is_searched_filtered_and_related_in_the_app(tmp_path):
         term.send("r")
         term.wait_for("related to “Zebra Stripe Networks”")
         assert "Okapi Stripe Models" in term.settle()
-        term.send("q")
-        assert term.close() == 0
+        assert term.quit() == 0
         assert b"Traceback" not in term.raw
     finally:
         term.close(timeout=1)

@@ -54,8 +54,7 @@ def test_app_renders_a_hostile_corpus_inert(tmp_path):
         screen = term.settle()
         assert "[bold red]not bold[/]" in screen  # Rich markup shows as the text it is
         assert "Clipboard" in screen and "write." in screen
-        term.send("q")
-        assert term.close() == 0
+        assert term.quit() == 0
         assert_inert(bytes(term.raw))
     finally:
         term.close(timeout=1)
