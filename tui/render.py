@@ -24,6 +24,11 @@ NAME_STYLE = Style(bold=True, color="green")
 LINK_NUMBER = Style(color="bright_blue", bold=True)
 
 
+def counted(count: int, noun: str) -> str:
+    """"1 paper", "10,750 papers"."""
+    return f"{count:,} {noun}{'s' if count != 1 else ''}"
+
+
 def link_number(links: tuple[Link, ...], url: str) -> int:
     """1-based number of a URL in the paper's link list (what the reader shows as [n])."""
     for number, link in enumerate(links, 1):

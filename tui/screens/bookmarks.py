@@ -12,7 +12,7 @@ from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from search.models import Bookmark
-from tui.render import NAME_STYLE, links_text
+from tui.render import NAME_STYLE, counted, links_text
 from tui.screens.paper_actions import PAPER_BINDINGS, PaperActions, short_label
 from tui.widgets.header import AppHeader
 
@@ -108,7 +108,7 @@ class BookmarksScreen(PaperActions, Screen[str | None]):
         if ids:
             options.highlighted = ids.index(keep) if keep in ids else 0
         total = len(bookmarks or [])
-        self.sub_title = f"{total} bookmark{'s' if total != 1 else ''}" + (f", {len(ids)} shown" if words else "")
+        self.sub_title = counted(total, "bookmark") + (f", {len(ids)} shown" if words else "")
         self._preview()
 
     def _preview(self) -> None:

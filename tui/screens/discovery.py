@@ -9,6 +9,7 @@ from textual.binding import Binding
 
 from search.facets import split_facets, toggle
 from search.store import StoreError
+from tui.render import counted
 from tui.screens.choosers import Chooser, NameDialog, SavedSearches
 from tui.widgets.search_box import SearchBox
 
@@ -59,8 +60,8 @@ class DiscoveryActions:
         for paper in self.engine.papers:
             name = self.engine.list_of(paper.id)
             counts[name] = counts.get(name, 0) + 1
-        choices = [(f"All lists · {_papers(len(self.engine.papers))}", "")]
-        choices += [(f"{name} · {_papers(count)}", name) for name, count in counts.items()]
+        choices = [(f"All lists · {counted(len(self.engine.papers), 'paper')}", "")]
+        choices += [(f"{name} · {counted(count, 'paper')}", name) for name, count in counts.items()]
 
         def chosen(name: str | None) -> None:
             if name is None:
@@ -128,7 +129,3 @@ class DiscoveryActions:
 
     def run_saved_search(self, query: str) -> None:
         self._set_query(query)
-
-
-def _papers(count: int) -> str:
-    return f"{count:,} paper{'s' if count != 1 else ''}"

@@ -21,6 +21,7 @@ from search.facets import split_facets
 from search.models import Bookmark, Marks, SearchResult
 from search.store import StoreError
 from tui.messages import IndexFailed, IndexProgress, IndexReady, SearchFinished
+from tui.render import counted
 from tui.screens.discovery import DISCOVERY_BINDINGS, DiscoveryActions
 from tui.screens.paper_actions import PAPER_BINDINGS, PaperActions
 from tui.widgets.header import AppHeader
@@ -191,7 +192,7 @@ class MainScreen(DiscoveryActions, PaperActions, Screen):
         self._load_marks()
         self._fill(ids, self._row)
         count = len(ids)
-        self.query_one(AppHeader).show_sub_title(f"{self._lists_label()} · {count:,} paper{'s' if count != 1 else ''}")
+        self.query_one(AppHeader).show_sub_title(f"{self._lists_label()} · {counted(count, 'paper')}")
         if engine.ready:
             self._set_status("")
 
@@ -290,7 +291,7 @@ class MainScreen(DiscoveryActions, PaperActions, Screen):
 
     def _reader_caught_up(self) -> None:
         self._reader_timer = None
-        self._show_reader(self.query_one(ResultsList).current_id)
+        self._show_reader(self.current_paper_id())
 
     def _show_reader(self, paper_id: str | None) -> None:
         if self._reader_timer is not None:
@@ -318,7 +319,7 @@ class MainScreen(DiscoveryActions, PaperActions, Screen):
         return self.query_one(ResultsList).current_id
 
     def current_bookmark(self) -> Bookmark | None:
-        paper_id = self.query_one(ResultsList).current_id
+        paper_id = self.current_paper_id()
         if paper_id is None:
             return None
         stored = None
