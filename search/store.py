@@ -145,27 +145,20 @@ class UserStore:
     def add(self, bookmark: Bookmark) -> None:
         """Bookmark a paper (a no-op for its note and tags when it is already bookmarked)."""
         with self._transaction() as db:
-            db.execute(
-                _INSERT + """ ON CONFLICT(paper_id) DO UPDATE SET venue = excluded.venue,
-                    headline = excluded.headline, name = excluded.name, title = excluded.title,
-                    authors = excluded.authors, year = excluded.year, links = excluded.links,
-                    abstract = excluded.abstract, abstract_hash = excluded.abstract_hash,
-                    updated_at = excluded.updated_at""",
-                _values(bookmark),
-            )
+            db.execute(_UPSERT, _values(bookmark))
 
     def remove(self, paper_id: str) -> bool:
         with self._transaction() as db:
             return db.execute("DELETE FROM bookmarks WHERE paper_id = ?", (paper_id,)).rowcount > 0
 
     def toggle(self, bookmark: Bookmark) -> bool:
-        """Add the bookmark if absent, else remove it; True when the paper is now bookmarked."""
+        """Add the bookmark if absent, else remove it; True when the paper is now bookmarked.
+        One transaction, so two instances toggling at once never both see it absent."""
         with self._transaction() as db:
-            removed = db.execute("DELETE FROM bookmarks WHERE paper_id = ?", (bookmark.paper_id,)).rowcount
-        if removed:
-            return False
-        self.add(bookmark)
-        return True
+            if db.execute("DELETE FROM bookmarks WHERE paper_id = ?", (bookmark.paper_id,)).rowcount:
+                return False
+            db.execute(_UPSERT, _values(bookmark))
+            return True
 
     def set_note(self, paper_id: str, note: str) -> None:
         with self._transaction() as db:
@@ -268,6 +261,12 @@ def _is_access_problem(error: sqlite3.DatabaseError) -> bool:
 _INSERT = """INSERT INTO bookmarks (paper_id, venue, headline, name, title, authors, year, links, abstract,
                                    abstract_hash, note, tags, created_at, updated_at)
              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
+_UPSERT = _INSERT + """ ON CONFLICT(paper_id) DO UPDATE SET venue = excluded.venue,
+    headline = excluded.headline, name = excluded.name, title = excluded.title,
+    authors = excluded.authors, year = excluded.year, links = excluded.links,
+    abstract = excluded.abstract, abstract_hash = excluded.abstract_hash,
+    updated_at = excluded.updated_at"""
+"""Add a bookmark, or refresh what the paper says about itself; its note and tags stay."""
 
 
 def _values(bookmark: Bookmark) -> tuple:
