@@ -1,6 +1,89 @@
 """The iclr-reader engine: corpora, markup conversion, the Whoosh index, queries and user data.
 
 It never imports Textual or Rich, so everything here is usable and testable without a terminal.
+This module is the engine's public API: the interface (tui/) imports these names and nothing else
+from search/ (an import-linter contract in pyproject.toml holds it to that).
 """
 
 __version__ = "0.1.0"
+
+from search import paths
+from search.corpus.library import BUNDLED_LIST, AddedList, Library
+from search.corpus.loader import MAX_CORPUS_BYTES, Corpus, bundled_paths, load_corpus
+from search.engine import IndexStatus, Row, SearchEngine
+from search.errors import (
+    BookmarkImportError,
+    CorpusError,
+    IndexCancelled,
+    LibraryError,
+    ReaderError,
+    StoreError,
+    UnknownPaper,
+)
+from search.index.shard import forget as forget_index
+from search.models import (
+    Bookmark,
+    Hit,
+    Link,
+    Marks,
+    Paper,
+    Rendered,
+    SearchResult,
+    Span,
+    link_records,
+    links_from_records,
+)
+from search.query.facets import Facets, split_facets, toggle
+from search.query.highlight import term_ranges
+from search.text.describe import Description, bookmark_of, primary_link
+from search.text.markup import convert
+from search.user.export import FORMATS, bibtex_entry, export, markdown_citation, parse_json_export, write_atomic
+from search.user.store import UserStore
+
+__all__ = [
+    "BUNDLED_LIST",
+    "FORMATS",
+    "MAX_CORPUS_BYTES",
+    "AddedList",
+    "Bookmark",
+    "BookmarkImportError",
+    "Corpus",
+    "CorpusError",
+    "Description",
+    "Facets",
+    "Hit",
+    "IndexCancelled",
+    "IndexStatus",
+    "Library",
+    "LibraryError",
+    "Link",
+    "Marks",
+    "Paper",
+    "ReaderError",
+    "Rendered",
+    "Row",
+    "SearchEngine",
+    "SearchResult",
+    "Span",
+    "StoreError",
+    "UnknownPaper",
+    "UserStore",
+    "__version__",
+    "bibtex_entry",
+    "bookmark_of",
+    "bundled_paths",
+    "convert",
+    "export",
+    "forget_index",
+    "link_records",
+    "links_from_records",
+    "load_corpus",
+    "markdown_citation",
+    "parse_json_export",
+    "paths",
+    "primary_link",
+    "split_facets",
+    "term_ranges",
+    "toggle",
+    "write_atomic",
+]

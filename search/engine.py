@@ -5,20 +5,22 @@ from __future__ import annotations
 import re
 import threading
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Sequence
 
-from search import children, paths
-from search import index as index_module
-from search.corpus import Corpus, load_corpus
-from search.describe import Description, describe, quick_headline
-from search.facets import Facets, facet_tokens, split_facets
-from search.importers.common import status_of
-from search.library import list_name
+from search import paths
+from search.corpus.formats.common import status_of
+from search.corpus.library import list_name
+from search.corpus.loader import Corpus, load_corpus
+from search.errors import UnknownPaper
+from search.index import children
+from search.index import shard as index_module
 from search.models import Hit, Marks, Paper, SearchResult
-from search.query import QueryRunner
+from search.query.facets import Facets, facet_tokens, split_facets
+from search.query.runner import QueryRunner
+from search.text.describe import Description, describe, quick_headline
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,13 +43,6 @@ _WORDS = re.compile(r"[^\W_]")
 
 def _joined(notes: list[str]) -> str | None:
     return "; ".join(notes) if notes else None
-
-
-class UnknownPaper(KeyError):
-    """No paper with that id is loaded."""
-
-    def __str__(self) -> str:
-        return f"no paper with id {self.args[0]!r}"
 
 
 @dataclass(frozen=True)
@@ -90,7 +85,7 @@ class SearchEngine:
         out and named in corpus.problems (unless nothing loads at all)."""
         if paths_:
             return cls(load_corpus(paths_, skip_broken=skip_broken))
-        from search.library import Library
+        from search.corpus.library import Library
 
         return cls(load_corpus(Library().default_sources(), skip_broken=True))
 
@@ -127,14 +122,16 @@ class SearchEngine:
     def ready(self) -> bool:
         return self._runner is not None
 
-    def ensure_index(self, on_progress=None, cancel: threading.Event | None = None, rebuild: bool = False) -> IndexStatus:
+    def ensure_index(
+        self, on_progress=None, cancel: threading.Event | None = None, rebuild: bool = False
+    ) -> IndexStatus:
         """Open each corpus file's index, building the ones that are missing, stale or damaged."""
         with self._lock:
             root = (self._cache_dir or paths.cache_dir()) / "index"
             shards = self._shards()
             locations = tuple(index_module.locate(root, source, papers) for source, papers in shards)
             if self._runner is not None and not rebuild and locations == self._locations:
-                return IndexStatus(False, tuple(l.path for l in locations))
+                return IndexStatus(False, tuple(location.path for location in locations))
             opened = {} if rebuild else {loc: index_module.open_existing(loc) for loc in locations}
             missing = [(loc, papers) for loc, (_, papers) in zip(locations, shards) if opened.get(loc) is None]
             total = sum(len(papers) for _, papers in missing)
@@ -204,7 +201,10 @@ class SearchEngine:
         result = self._runner.run(words, wanted, typing, hit_terms, allowed)
         hits = result.hits
         if facets.sort != "relevance":
-            order = {paper.id: rank for rank, paper in enumerate(self._sorted([self.paper(h.paper_id) for h in hits], facets.sort))}
+            order = {
+                paper.id: rank
+                for rank, paper in enumerate(self._sorted([self.paper(h.paper_id) for h in hits], facets.sort))
+            }
             hits = tuple(sorted(hits, key=lambda hit: order[hit.paper_id]))
         notice = _joined([*problems, *([result.notice] if result.notice else [])])
         corrected = " ".join([result.corrected, *facet_tokens(text)]) if result.corrected else None

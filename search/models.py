@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 
@@ -107,3 +108,32 @@ class Bookmark:
     note: str = ""
     tags: tuple[str, ...] = ()
     created_at: float | None = None
+
+
+def link_records(links: Iterable[Link], kinds: bool = True) -> list[dict[str, str]]:
+    """Links as JSON-ready records, the one shape the store, exports and the CLI write:
+    {"label", "url", "kind"} (`kinds=False` leaves out the kind, as `render --json` prints)."""
+    if kinds:
+        return [{"label": link.label, "url": link.url, "kind": link.kind} for link in links]
+    return [{"label": link.label, "url": link.url} for link in links]
+
+
+def links_from_records(records: object) -> tuple[Link, ...]:
+    """Links back from records as link_records writes them. Records from outside (an import file)
+    may be anything: only http(s) URLs with string fields are kept, a missing label is the URL."""
+    if not isinstance(records, list):
+        return ()
+    links = []
+    for record in records:
+        if not isinstance(record, dict):
+            continue
+        url, label, kind = record.get("url"), record.get("label"), record.get("kind")
+        if isinstance(url, str) and url.startswith(("http://", "https://")):
+            links.append(
+                Link(
+                    label if isinstance(label, str) and label else url,
+                    url,
+                    kind if isinstance(kind, str) and kind else "link",
+                )
+            )
+    return tuple(links)

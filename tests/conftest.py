@@ -40,9 +40,8 @@ def paperlist_files() -> list[Path]:
 @pytest.fixture(scope="session")
 def seed_engine(tmp_path_factory):
     """The bundled corpus with its index built once for the session."""
+    from search.corpus.loader import load_corpus
     from search.engine import SearchEngine
-
-    from search.corpus import load_corpus
 
     engine = SearchEngine(load_corpus(), cache_dir=tmp_path_factory.mktemp("seed-cache"))
     engine.ensure_index()
@@ -54,7 +53,7 @@ def engine_over(tmp_path):
     """An engine with its index built, over JSON lists written from {file name: records}."""
     import json
 
-    from search.corpus import load_corpus
+    from search.corpus.loader import load_corpus
     from search.engine import SearchEngine
 
     def factory(lists: dict[str, list[dict]]) -> SearchEngine:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from search.engine import SearchEngine
-from search.store import StoreError, UserStore
+from search import SearchEngine, StoreError, UserStore
 from tui.screens.main import MainScreen
 from tui.screens.paper_actions import PaperActions
 
@@ -24,7 +23,11 @@ class ReaderApp(App[int]):
     ]
 
     def __init__(
-        self, engine: SearchEngine, store: UserStore | None = None, query: str | None = None, store_problem: str | None = None
+        self,
+        engine: SearchEngine,
+        store: UserStore | None = None,
+        query: str | None = None,
+        store_problem: str | None = None,
     ) -> None:
         super().__init__()
         self.engine = engine
@@ -58,22 +61,27 @@ class ReaderApp(App[int]):
             yield SystemCommand("Bookmarks", "Show bookmarks (B)", screen.action_show_bookmarks)
             yield SystemCommand("Related papers", "Papers most like the selected one (r)", screen.action_related)
             yield SystemCommand("Lists", "Search all lists or one (ctrl+l)", screen.action_pick_list)
-            yield SystemCommand("Filters and sort", "has:code, is:bookmarked, is:unread, status:, sort: (ctrl+t)", screen.action_filters)
+            yield SystemCommand(
+                "Filters and sort", "has:code, is:bookmarked, is:unread, status:, sort: (ctrl+t)", screen.action_filters
+            )
             yield SystemCommand("Save search", "Save the current query with a name (ctrl+s)", screen.action_save_search)
             yield SystemCommand("Saved searches", "Run or delete a saved search (S)", screen.action_saved_searches)
             for name, query in self._saved_searches():
                 yield SystemCommand(f"Saved search: {name}", query, lambda query=query: screen.run_saved_search(query))
         if isinstance(screen, PaperActions):
-            yield SystemCommand("Toggle bookmark", "Bookmark or unbookmark the selected paper (b)", screen.action_toggle_bookmark)
+            yield SystemCommand(
+                "Toggle bookmark", "Bookmark or unbookmark the selected paper (b)", screen.action_toggle_bookmark
+            )
             yield SystemCommand("Edit note", "Edit the selected paper's note (n)", screen.action_edit_note)
             yield SystemCommand("Edit tags", "Edit the selected paper's tags (t)", screen.action_edit_tags)
             yield SystemCommand("Copy link", "Copy the selected paper's main link (y)", screen.action_copy_link)
-            yield SystemCommand("Open link", "Open the selected paper's main link in a browser (o)", screen.action_open_link)
+            yield SystemCommand(
+                "Open link", "Open the selected paper's main link in a browser (o)", screen.action_open_link
+            )
             yield SystemCommand("Copy abstract", "Copy the abstract as plain text", screen.action_copy_abstract)
             yield SystemCommand("Copy BibTeX entry", "Copy a BibTeX entry for the paper", screen.action_copy_bibtex)
             yield SystemCommand("Copy Markdown citation", "Copy [headline](url)", screen.action_copy_markdown)
         yield SystemCommand("Help", "Show every key binding (?)", self.action_help)
-
 
     def _saved_searches(self) -> list[tuple[str, str]]:
         if self.store is None:

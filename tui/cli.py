@@ -6,19 +6,28 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
-from search import __version__
-from search.corpus import CorpusError
-from search.describe import bookmark_of
-from search.engine import SearchEngine, UnknownPaper
-from search.export import FORMATS, BookmarkImportError, export, parse_json_export, write_atomic
-from search.facets import split_facets
-from search.library import LibraryError
-from search.markup import convert
-from search.models import Marks
-from search.store import StoreError, UserStore
+from search import (
+    FORMATS,
+    BookmarkImportError,
+    CorpusError,
+    LibraryError,
+    Marks,
+    SearchEngine,
+    StoreError,
+    UnknownPaper,
+    UserStore,
+    __version__,
+    bookmark_of,
+    convert,
+    export,
+    link_records,
+    parse_json_export,
+    split_facets,
+    write_atomic,
+)
 from tui import library_commands
 
 EXIT_USAGE = 2
@@ -35,7 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"iclr-reader {__version__}")
     parser.add_argument(
-        "--corpus", action="append", metavar="PATH",
+        "--corpus",
+        action="append",
+        metavar="PATH",
         help="corpus file to load (repeatable): JSON/JSONL records, OpenReview notes, CSV, BibTeX or a paragraph list; "
         "default: the bundled ICLR 2025 list plus your library (see `add`)",
     )
@@ -198,7 +209,9 @@ def _bookmarks(args: argparse.Namespace, store: UserStore) -> int:
                 write_atomic(Path(args.output), text)
             except OSError as error:
                 raise CliError(f"{args.output}: cannot write ({error.strerror or error})") from None
-            print(f"Wrote {len(bookmarks)} bookmark{'s' if len(bookmarks) != 1 else ''} to {args.output}", file=sys.stderr)
+            print(
+                f"Wrote {len(bookmarks)} bookmark{'s' if len(bookmarks) != 1 else ''} to {args.output}", file=sys.stderr
+            )
         else:
             sys.stdout.write(text)
         return 0
@@ -215,20 +228,23 @@ def _bookmarks(args: argparse.Namespace, store: UserStore) -> int:
     return 0
 
 
-def _links_json(links) -> list[dict[str, str]]:
-    return [{"label": link.label, "url": link.url} for link in links]
-
-
 def _list(engine: SearchEngine, as_json: bool) -> int:
     if as_json:
         papers = []
         for paper in engine.papers:
             description = engine.describe(paper.id)
-            papers.append({
-                "id": paper.id, "name": description.name, "headline": description.headline,
-                "title": paper.title, "authors": list(paper.authors), "venue": paper.venue,
-                "abstract": paper.abstract, "links": _links_json(description.links),
-            })
+            papers.append(
+                {
+                    "id": paper.id,
+                    "name": description.name,
+                    "headline": description.headline,
+                    "title": paper.title,
+                    "authors": list(paper.authors),
+                    "venue": paper.venue,
+                    "abstract": paper.abstract,
+                    "links": link_records(description.links, kinds=False),
+                }
+            )
         _print_json({"papers": papers})
         return 0
     for paper in engine.papers:
@@ -248,10 +264,16 @@ def _search(engine: SearchEngine, query: str, limit: int, as_json: bool) -> int:
         hits = []
         for hit in result.hits:
             description = engine.describe(hit.paper_id)
-            hits.append({
-                "id": hit.paper_id, "name": description.name, "headline": description.headline,
-                "score": round(hit.score, 4), "links": _links_json(description.links), "terms": list(hit.terms),
-            })
+            hits.append(
+                {
+                    "id": hit.paper_id,
+                    "name": description.name,
+                    "headline": description.headline,
+                    "score": round(hit.score, 4),
+                    "links": link_records(description.links, kinds=False),
+                    "terms": list(hit.terms),
+                }
+            )
         _print_json({"query": result.query, "corrected": result.corrected, "total": result.total, "hits": hits})
         return 0
     if result.notice:
@@ -269,13 +291,20 @@ def _related(engine: SearchEngine, paper_id: str, limit: int, as_json: bool) -> 
         raise CliError("--limit must be at least 1")
     hits = engine.related(paper_id, limit)
     if as_json:
-        _print_json({
-            "id": paper_id,
-            "related": [
-                {"id": hit.paper_id, "headline": engine.row(hit.paper_id).headline, "score": round(hit.score, 4), "terms": list(hit.terms)}
-                for hit in hits
-            ],
-        })
+        _print_json(
+            {
+                "id": paper_id,
+                "related": [
+                    {
+                        "id": hit.paper_id,
+                        "headline": engine.row(hit.paper_id).headline,
+                        "score": round(hit.score, 4),
+                        "terms": list(hit.terms),
+                    }
+                    for hit in hits
+                ],
+            }
+        )
         return 0
     print(f"Related to {paper_id}  {engine.row(paper_id).headline}")
     for hit in hits:
@@ -302,14 +331,21 @@ def _render(args: argparse.Namespace) -> int:
         raise CliError(f"stdin is not UTF-8 text (bad byte at offset {error.start})") from None
     rendered = convert(source)
     if args.json:
-        _print_json({
-            "text": rendered.text,
-            "spans": [
-                {"start": s.start, "end": s.end, "style": s.style, **({"link": s.link} if s.link is not None else {})}
-                for s in rendered.spans
-            ],
-            "links": _links_json(rendered.links),
-        })
+        _print_json(
+            {
+                "text": rendered.text,
+                "spans": [
+                    {
+                        "start": s.start,
+                        "end": s.end,
+                        "style": s.style,
+                        **({"link": s.link} if s.link is not None else {}),
+                    }
+                    for s in rendered.spans
+                ],
+                "links": link_records(rendered.links, kinds=False),
+            }
+        )
         return 0
     if args.plain or not sys.stdout.isatty():
         print(rendered.text)

@@ -31,7 +31,11 @@ KEYS: list[tuple[str, str, str]] = [
     ("Paper", "O", "Pick which link to open (1-9)"),
     ("Paper", "r", "Related papers: the ones most like the selected paper (query related:ID)"),
     ("Anywhere", "ctrl+l", "Pick the list to search: all lists or one (query list:NAME)"),
-    ("Anywhere", "ctrl+t", "Filters and sort: has:code, is:bookmarked, is:unread, status:oral/spotlight/poster, sort:..."),
+    (
+        "Anywhere",
+        "ctrl+t",
+        "Filters and sort: has:code, is:bookmarked, is:unread, status:oral/spotlight/poster, sort:...",
+    ),
     ("Anywhere", "ctrl+s", "Save the current search with a name"),
     ("Anywhere", "S", "Saved searches: 1-9 or enter runs one, d deletes (not while typing)"),
     ("Anywhere", "B", "Bookmarks: filter, open, remove"),

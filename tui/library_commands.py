@@ -8,11 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from search import paths
-from search.corpus import bundled_paths, load_corpus
-from search.engine import SearchEngine
-from search.index import forget
-from search.library import BUNDLED_LIST, Library, LibraryError
+from search import BUNDLED_LIST, Library, LibraryError, SearchEngine, bundled_paths, forget_index, load_corpus, paths
 
 COMMANDS = ("add", "lists", "remove")
 
@@ -36,13 +32,15 @@ def run(args: argparse.Namespace, index) -> int:
         engine = SearchEngine.from_paths()
         index(engine)  # only the new list's shard is missing: nothing else is re-indexed
         extra = "".join(
-            f", {count} {what}" for count, what in ((added.skipped, "skipped"), (added.duplicates, "duplicates")) if count
+            f", {count} {what}"
+            for count, what in ((added.skipped, "skipped"), (added.duplicates, "duplicates"))
+            if count
         )
         print(f"Added {added.name!r}: {added.papers:,} papers{extra}; indexed in {time.monotonic() - started:.1f} s")
         return 0
     if args.command == "remove":
         path = library.remove(args.name)
-        forget(paths.cache_dir() / "index", str(path))  # its index is of no use any more
+        forget_index(paths.cache_dir() / "index", str(path))  # its index is of no use any more
         print(f"Removed {args.name!r} ({path.name})")
         return 0
     rows = [_row(BUNDLED_LIST, bundled_paths(), "bundled")]

@@ -6,8 +6,7 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from search.engine import IndexStatus
-from search.models import SearchResult
+from search import IndexStatus, SearchResult
 
 
 @dataclass

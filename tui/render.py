@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from rich.style import Style
 from rich.text import Text
 
-from search.describe import Description
-from search.highlight import term_ranges
-from search.models import Link, Rendered
+from search import Description, Link, Rendered, term_ranges
 
 SPAN_STYLES = {
     "bold": Style(bold=True),
@@ -25,7 +23,7 @@ LINK_NUMBER = Style(color="bright_blue", bold=True)
 
 
 def counted(count: int, noun: str) -> str:
-    """"1 paper", "10,750 papers"."""
+    """ "1 paper", "10,750 papers"."""
     return f"{count:,} {noun}{'s' if count != 1 else ''}"
 
 
@@ -108,7 +106,7 @@ def paper_text(description: Description, terms: Iterable[str] = ()) -> Text:
         out.append(Text(heading, style="bold"))
         out.append("\n")
     for label, value in metadata_lines(description):
-        if label == "Title" or label == "Name" and heading == description.name:
+        if label == "Title" or (label == "Name" and heading == description.name):
             continue
         out.append(f"{label}: ", style="dim")
         out.append(Text(value, style=NAME_STYLE if label == "Name" else ""))

@@ -97,7 +97,12 @@ def test_added_list_is_searched_filtered_and_related_in_the_app(tmp_path):
     from tests.e2e.terminal import installed_command
 
     records = [
-        {"id": "z1", "title": "Zebra Stripe Networks", "abstract": "Stripe patterns of zebras, learned by networks.", "github": "https://github.com/z/z"},
+        {
+            "id": "z1",
+            "title": "Zebra Stripe Networks",
+            "abstract": "Stripe patterns of zebras, learned by networks.",
+            "github": "https://github.com/z/z",
+        },
         {"id": "z2", "title": "Okapi Stripe Models", "abstract": "Stripe patterns of okapis, modelled by networks."},
     ]
     source = tmp_path / "zoo2024.json"

@@ -22,17 +22,25 @@ HOSTILE = {
 # What a terminal would act on: none of it may come from the corpus.
 FORBIDDEN = [
     b"\x1b]52;c;ZXZpbA==",  # clipboard write
-    b"pwned-title", b"c1title",  # window title
-    b"\x1b[31;5m", b"\x1b[6n",  # colour/blink from the corpus, device status report
-    b"\x1b]8;;https://evil.invalid", b"evil.invalid/x",  # hyperlink to the corpus's target
-    "\u202e".encode(), "\u2066".encode(), "\u2069".encode(),  # bidi overrides and isolates
-    b"\xc2\x9b", b"\xc2\x9d",  # C1 controls, UTF-8 encoded
+    b"pwned-title",
+    b"c1title",  # window title
+    b"\x1b[31;5m",
+    b"\x1b[6n",  # colour/blink from the corpus, device status report
+    b"\x1b]8;;https://evil.invalid",
+    b"evil.invalid/x",  # hyperlink to the corpus's target
+    "\u202e".encode(),
+    "\u2066".encode(),
+    "\u2069".encode(),  # bidi overrides and isolates
+    b"\xc2\x9b",
+    b"\xc2\x9d",  # C1 controls, UTF-8 encoded
 ]
 
 
 def hostile_corpus(tmp_path):
     path = tmp_path / "hostile.json"
-    path.write_text(json.dumps([HOSTILE, {"id": "calm", "abstract": "A calm abstract about zanzibar too."}]), encoding="utf-8")
+    path.write_text(
+        json.dumps([HOSTILE, {"id": "calm", "abstract": "A calm abstract about zanzibar too."}]), encoding="utf-8"
+    )
     return path
 
 

@@ -7,26 +7,90 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from search.markup import convert
-from search.mathtext import searchable
+from search.text.markup import convert
+from search.text.mathtext import searchable
 from tests.fuzz.guard import hang_guard
 
 EXAMPLES = 400
 WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"]
 
 BALANCED = [
-    r"\textbf{bold}", r"\emph{em}", r"\textit{it}", r"\underline{under}", r"\texttt{mono}", "$x^2$", "$x_{i,j}$",
-    r"$\frac{a}{b}$", r"$\mathbb{R}^n$", r"$\tilde{X}_2$", r"$\mathcal{O}(n \log n)$", "$$y = mx$$", "**strong**",
-    "*soft*", "`code`", "[site](https://example.org/a_b)", r"\url{https://e.org/x}", r"\href{https://e.org}{label}",
-    "https://github.com/a/b.", r"\cite{key}", r"\%", r"\&", "~", "--", "``quoted''", r"\begin{itemize}\item one\end{itemize}",
-    "ÄÖÜ", "naïve", "日本語", "😀", "e\u0301", "x\u200by",
+    r"\textbf{bold}",
+    r"\emph{em}",
+    r"\textit{it}",
+    r"\underline{under}",
+    r"\texttt{mono}",
+    "$x^2$",
+    "$x_{i,j}$",
+    r"$\frac{a}{b}$",
+    r"$\mathbb{R}^n$",
+    r"$\tilde{X}_2$",
+    r"$\mathcal{O}(n \log n)$",
+    "$$y = mx$$",
+    "**strong**",
+    "*soft*",
+    "`code`",
+    "[site](https://example.org/a_b)",
+    r"\url{https://e.org/x}",
+    r"\href{https://e.org}{label}",
+    "https://github.com/a/b.",
+    r"\cite{key}",
+    r"\%",
+    r"\&",
+    "~",
+    "--",
+    "``quoted''",
+    r"\begin{itemize}\item one\end{itemize}",
+    "ÄÖÜ",
+    "naïve",
+    "日本語",
+    "😀",
+    "e\u0301",
+    "x\u200by",
 ]
 HOSTILE = [
-    "\x1b[31m", "\x1b[2J", "\x1b]52;c;ZXZpbA==\x07", "\x1b]0;title\x1b\\", "\x1b]8;;https://evil\x07link\x1b]8;;\x07",
-    "\x9b31m", "\x9d0;x\x9c", "\x00", "\x07", "\x08", "\x7f", "\u202e", "\u2066", "\u2069", "\r", "\t", "\x0c",
-    "[bold red]", "[link=https://evil]", "[/]",
+    "\x1b[31m",
+    "\x1b[2J",
+    "\x1b]52;c;ZXZpbA==\x07",
+    "\x1b]0;title\x1b\\",
+    "\x1b]8;;https://evil\x07link\x1b]8;;\x07",
+    "\x9b31m",
+    "\x9d0;x\x9c",
+    "\x00",
+    "\x07",
+    "\x08",
+    "\x7f",
+    "\u202e",
+    "\u2066",
+    "\u2069",
+    "\r",
+    "\t",
+    "\x0c",
+    "[bold red]",
+    "[link=https://evil]",
+    "[/]",
 ]
-UNBALANCED = ["{", "}", "$", "$$", "\\", "_", "^", "*", "**", "`", "[", "](", r"\textbf{", r"\begin{x}", r"\end{y}", "\\\\", "%", "&", "#"]
+UNBALANCED = [
+    "{",
+    "}",
+    "$",
+    "$$",
+    "\\",
+    "_",
+    "^",
+    "*",
+    "**",
+    "`",
+    "[",
+    "](",
+    r"\textbf{",
+    r"\begin{x}",
+    r"\end{y}",
+    "\\\\",
+    "%",
+    "&",
+    "#",
+]
 
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
@@ -34,7 +98,9 @@ fragments = st.sampled_from(BALANCED + HOSTILE + UNBALANCED) | st.text(max_size=
 any_markup = st.lists(fragments | st.sampled_from(WORDS), max_size=60).map(" ".join)
 # Words between self-contained markup: every word must still be readable afterwards.
 words_and_balanced_markup = st.lists(
-    st.tuples(st.sampled_from(WORDS), st.lists(st.sampled_from(BALANCED + HOSTILE), max_size=2)), min_size=1, max_size=30
+    st.tuples(st.sampled_from(WORDS), st.lists(st.sampled_from(BALANCED + HOSTILE), max_size=2)),
+    min_size=1,
+    max_size=30,
 )
 
 

@@ -10,21 +10,102 @@ from tests.fuzz.guard import hang_guard
 
 EXAMPLES = 400
 TOKENS = [
-    "graph", "neural", "kv", "cache", "bitstack", "wasserstien", "compress", "the", "a", "x",
-    "AND", "OR", "NOT", "ANDNOT", "ANDMAYBE", "and", "or", "not",
-    '"', '"node selection"', "(", ")", "((", "))", "*", "?", "~", "~2", "~9", "^2", "\\", "-", "+", ":", "[", "]", "{", "}",
-    "title:", "author:", "name:", "abstract:", "keywords:", "venue:", "foo:", "title:graph", "author:*", "id:x",
-    "list:iclr2025", "list:nope", "-list:x", "has:code", "-has:code", "has:", "is:bookmarked", "is:unread", "is:read",
-    "is:nonsense", "status:oral", "status:", "sort:name", "sort:order", "sort:random", "related:f191cfbfdd14",
-    "related:nope", "related:", "graph*", "gr*ph", "*raph", "gra?h", "graph~", "graph~1", "[a TO z]", "{a TO z}",
-    "日本語", "😀", "\u202e", "\x1b[31m", "\x00", "\t", "\n", "é", "ǅ", "İ", "ß",
+    "graph",
+    "neural",
+    "kv",
+    "cache",
+    "bitstack",
+    "wasserstien",
+    "compress",
+    "the",
+    "a",
+    "x",
+    "AND",
+    "OR",
+    "NOT",
+    "ANDNOT",
+    "ANDMAYBE",
+    "and",
+    "or",
+    "not",
+    '"',
+    '"node selection"',
+    "(",
+    ")",
+    "((",
+    "))",
+    "*",
+    "?",
+    "~",
+    "~2",
+    "~9",
+    "^2",
+    "\\",
+    "-",
+    "+",
+    ":",
+    "[",
+    "]",
+    "{",
+    "}",
+    "title:",
+    "author:",
+    "name:",
+    "abstract:",
+    "keywords:",
+    "venue:",
+    "foo:",
+    "title:graph",
+    "author:*",
+    "id:x",
+    "list:iclr2025",
+    "list:nope",
+    "-list:x",
+    "has:code",
+    "-has:code",
+    "has:",
+    "is:bookmarked",
+    "is:unread",
+    "is:read",
+    "is:nonsense",
+    "status:oral",
+    "status:",
+    "sort:name",
+    "sort:order",
+    "sort:random",
+    "related:f191cfbfdd14",
+    "related:nope",
+    "related:",
+    "graph*",
+    "gr*ph",
+    "*raph",
+    "gra?h",
+    "graph~",
+    "graph~1",
+    "[a TO z]",
+    "{a TO z}",
+    "日本語",
+    "😀",
+    "\u202e",
+    "\x1b[31m",
+    "\x00",
+    "\t",
+    "\n",
+    "é",
+    "ǅ",
+    "İ",
+    "ß",
 ]
 queries = st.lists(st.sampled_from(TOKENS) | st.text(max_size=8), max_size=20).map(
     lambda parts: " ".join(parts)
 ) | st.text(max_size=80)
 
 
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(queries, st.booleans())
 def test_search_never_raises(seed_engine, query, partial):
     marks = Marks(frozenset({seed_engine.papers[0].id}), frozenset({seed_engine.papers[1].id}))
@@ -35,7 +116,9 @@ def test_search_never_raises(seed_engine, query, partial):
     assert all(hit.paper_id in seed_engine.by_id for hit in result.hits)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(st.lists(st.sampled_from(TOKENS), min_size=50, max_size=300).map(" ".join))
 def test_long_queries_finish(seed_engine, query):
     with hang_guard():

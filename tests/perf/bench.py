@@ -25,30 +25,62 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from search.corpus import bundled_paths, load_corpus  # noqa: E402
+from search.corpus.loader import bundled_paths, load_corpus  # noqa: E402
 from search.engine import SearchEngine  # noqa: E402
-from search.markup import _convert_cached  # noqa: E402
+from search.text.markup import _convert_cached  # noqa: E402
 
 PAPERLISTS = ROOT.parent / "shared" / "corpora" / "paperlists"
 
 QUERIES = [
     # single words
-    "transformer", "diffusion", "reinforcement", "graph", "optimization", "attention", "robustness",
-    "federated", "quantization", "causal", "learning",
+    "transformer",
+    "diffusion",
+    "reinforcement",
+    "graph",
+    "optimization",
+    "attention",
+    "robustness",
+    "federated",
+    "quantization",
+    "causal",
+    "learning",
     # two to four words
-    "kv cache", "large language models", "graph neural network", "contrastive learning images",
-    "adversarial examples defense", "bayesian optimization", "variational inference",
-    "meta learning few shot", "neural architecture search", "policy gradient variance",
+    "kv cache",
+    "large language models",
+    "graph neural network",
+    "contrastive learning images",
+    "adversarial examples defense",
+    "bayesian optimization",
+    "variational inference",
+    "meta learning few shot",
+    "neural architecture search",
+    "policy gradient variance",
     # phrases, prefixes, fuzzy terms, fields, booleans
-    '"generative adversarial networks"', '"gaussian process"',
-    "transf*", "optim*", "diffus*",
-    "wasserstien~2", "convolutonal~1",
-    "title:attention", "author:bengio", "venue:iclr",
-    "graph NOT neural", "(gan OR vae) AND image",
+    '"generative adversarial networks"',
+    '"gaussian process"',
+    "transf*",
+    "optim*",
+    "diffus*",
+    "wasserstien~2",
+    "convolutonal~1",
+    "title:attention",
+    "author:bengio",
+    "venue:iclr",
+    "graph NOT neural",
+    "(gan OR vae) AND image",
     # typos that trigger correction
-    "reinforcment learnng", "convolutonal networks", "diffsuion models",
+    "reinforcment learnng",
+    "convolutonal networks",
+    "diffsuion models",
 ]
-TYPED = ["kv cache", "graph neural network", "diffusion models", "federated learning privacy", "wasserstien", "attention"]
+TYPED = [
+    "kv cache",
+    "graph neural network",
+    "diffusion models",
+    "federated learning privacy",
+    "wasserstien",
+    "attention",
+]
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -59,7 +91,22 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[index]
 
 
-KEPT_FIELDS = ("id", "title", "abstract", "author", "authors", "keywords", "status", "track", "site", "pdf", "github", "project", "venue", "year")
+KEPT_FIELDS = (
+    "id",
+    "title",
+    "abstract",
+    "author",
+    "authors",
+    "keywords",
+    "status",
+    "track",
+    "site",
+    "pdf",
+    "github",
+    "project",
+    "venue",
+    "year",
+)
 
 
 def scaled_corpus(files: list[Path], target: int, folder: Path) -> list[Path]:
@@ -104,7 +151,13 @@ def bench_build(paths: list[Path], cache: Path) -> dict:
     status = again.ensure_index()
     reopen_s = time.perf_counter() - started
     assert not status.built, "an unchanged corpus must not be rebuilt"
-    return {"engine": again, "n_papers": len(corpus.papers), "build_s": build_s, "build_docs_per_s": len(corpus.papers) / build_s, "reopen_s": reopen_s}
+    return {
+        "engine": again,
+        "n_papers": len(corpus.papers),
+        "build_s": build_s,
+        "build_docs_per_s": len(corpus.papers) / build_s,
+        "reopen_s": reopen_s,
+    }
 
 
 def bench_search(engine: SearchEngine, repeats: int) -> tuple[dict, list[str]]:
@@ -147,12 +200,23 @@ def fts5_query(query: str) -> str:
 
 def bench_fts5(engine: SearchEngine, repeats: int) -> dict:
     db = sqlite3.connect(":memory:")
-    db.execute("CREATE VIRTUAL TABLE docs USING fts5(id UNINDEXED, name, title, abstract, authors, keywords, venue, tokenize='porter')")
+    db.execute(
+        "CREATE VIRTUAL TABLE docs USING fts5(id UNINDEXED, name, title, abstract, authors, keywords, venue, tokenize='porter')"
+    )
     rows = []
     for paper in engine.papers:
         description = engine.describe(paper.id)
-        rows.append((paper.id, description.name or "", paper.title or "", description.rendered.text,
-                     "; ".join(paper.authors), "; ".join(paper.keywords), paper.venue or ""))
+        rows.append(
+            (
+                paper.id,
+                description.name or "",
+                paper.title or "",
+                description.rendered.text,
+                "; ".join(paper.authors),
+                "; ".join(paper.keywords),
+                paper.venue or "",
+            )
+        )
     db.executemany("INSERT INTO docs VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
     db.commit()
     timings = []
@@ -160,7 +224,9 @@ def bench_fts5(engine: SearchEngine, repeats: int) -> dict:
         for query in QUERIES:
             started = time.perf_counter()
             try:
-                hits = db.execute("SELECT id FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT 30", (fts5_query(query),)).fetchall()
+                hits = db.execute(
+                    "SELECT id FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT 30", (fts5_query(query),)
+                ).fetchall()
             except sqlite3.OperationalError:
                 hits = []
             [engine.row(pid).headline for (pid,) in hits]
@@ -175,7 +241,11 @@ def bench_markup(engine: SearchEngine) -> dict:
         started = time.perf_counter()
         convert(paper.abstract)
         timings.append((time.perf_counter() - started) * 1000)
-    return {"markup_p50_ms": percentile(timings, 50), "markup_p99_ms": percentile(timings, 99), "markup_mean_ms": statistics.fmean(timings)}
+    return {
+        "markup_p50_ms": percentile(timings, 50),
+        "markup_p99_ms": percentile(timings, 99),
+        "markup_mean_ms": statistics.fmean(timings),
+    }
 
 
 # -- the app --------------------------------------------------------------------------------------
@@ -231,7 +301,7 @@ def bench_keystrokes(engine: SearchEngine, queries: list[str]) -> dict:
     return {"keystroke_p50_ms": percentile(timings, 50), "keystroke_p95_ms": percentile(timings, 95)}
 
 
-MINIMAL_APP = '''
+MINIMAL_APP = """
 import json, sys
 from textual.app import App
 from textual.widgets import Input, OptionList, Static
@@ -248,7 +318,7 @@ class Minimal(App):
                 titles += [p.strip()[:80] for p in text.split("\\n\\n")[1:] if p.strip()]
         yield OptionList(*titles)
 Minimal().run()
-'''
+"""
 
 
 def first_frame_seconds(argv: list[str], needle: str, env: dict, rss: bool = False) -> tuple[float, float | None]:
@@ -316,11 +386,18 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", action="append", type=Path, help="corpus file (repeatable)")
     parser.add_argument("--scale", type=int, help="replicate the corpus with fresh ids to N papers")
-    parser.add_argument("--quick", action="store_true", help="bundled corpus, few repeats (keeps the script working in CI)")
+    parser.add_argument(
+        "--quick", action="store_true", help="bundled corpus, few repeats (keeps the script working in CI)"
+    )
     args = parser.parse_args()
 
     workdir = Path(tempfile.mkdtemp(prefix="iclr-bench-"))
-    env = {**os.environ, "XDG_CACHE_HOME": str(workdir / "cache"), "XDG_DATA_HOME": str(workdir / "data"), "TERM": "xterm-256color"}
+    env = {
+        **os.environ,
+        "XDG_CACHE_HOME": str(workdir / "cache"),
+        "XDG_DATA_HOME": str(workdir / "data"),
+        "TERM": "xterm-256color",
+    }
     os.environ.update({k: env[k] for k in ("XDG_CACHE_HOME", "XDG_DATA_HOME")})
     if args.quick:
         paths = args.corpus or bundled_paths()
@@ -348,25 +425,59 @@ def main() -> int:
     figures["startup_ratio"] = figures["startup_s"] / figures["textual_floor_s"]
     if not args.quick and not args.scale and not args.corpus:
         small = bench_startup(bundled_paths(), env, 3, rss=False)
-        figures.update({"startup_38_s": small["startup_s"], "textual_floor_38_s": small["textual_floor_s"],
-                        "startup_38_ratio": small["startup_s"] / small["textual_floor_s"]})
+        figures.update(
+            {
+                "startup_38_s": small["startup_s"],
+                "textual_floor_38_s": small["textual_floor_s"],
+                "startup_38_ratio": small["startup_s"] / small["textual_floor_s"],
+            }
+        )
     shutil.rmtree(workdir, ignore_errors=True)
 
     print(f"iclr-reader benchmark: {figures['n_papers']:,} papers" + (" (quick)" if args.quick else ""))
     rows = [
         ("index build (cold)", f"{figures['build_s']:.2f} s", f"{figures['build_docs_per_s']:.0f} docs/s"),
         ("re-open, unchanged corpus", f"{figures['reopen_s'] * 1000:.0f} ms", "load corpus + open index, no rebuild"),
-        ("engine search p50 / p95", f"{figures['search_p50_ms']:.1f} / {figures['search_p95_ms']:.1f} ms", f"{len(QUERIES)} queries x {repeats}, top 30"),
-        ("SQLite FTS5 p50 / p95", f"{figures['fts5_p50_ms']:.1f} / {figures['fts5_p95_ms']:.1f} ms",
-         f"ours/FTS5 {figures['search_vs_fts5_p50']:.1f}x / {figures['search_vs_fts5_p95']:.1f}x"),
-        ("keystroke to repaint p50 / p95", f"{figures['keystroke_p50_ms']:.1f} / {figures['keystroke_p95_ms']:.1f} ms", "Pilot, typed char by char"),
-        ("first frame: iclr-reader / minimal Textual", f"{figures['startup_s']:.2f} / {figures['textual_floor_s']:.2f} s", f"ratio {figures['startup_ratio']:.2f}"),
+        (
+            "engine search p50 / p95",
+            f"{figures['search_p50_ms']:.1f} / {figures['search_p95_ms']:.1f} ms",
+            f"{len(QUERIES)} queries x {repeats}, top 30",
+        ),
+        (
+            "SQLite FTS5 p50 / p95",
+            f"{figures['fts5_p50_ms']:.1f} / {figures['fts5_p95_ms']:.1f} ms",
+            f"ours/FTS5 {figures['search_vs_fts5_p50']:.1f}x / {figures['search_vs_fts5_p95']:.1f}x",
+        ),
+        (
+            "keystroke to repaint p50 / p95",
+            f"{figures['keystroke_p50_ms']:.1f} / {figures['keystroke_p95_ms']:.1f} ms",
+            "Pilot, typed char by char",
+        ),
+        (
+            "first frame: iclr-reader / minimal Textual",
+            f"{figures['startup_s']:.2f} / {figures['textual_floor_s']:.2f} s",
+            f"ratio {figures['startup_ratio']:.2f}",
+        ),
     ]
     if "startup_38_s" in figures:
-        rows.append(("first frame at 38 papers", f"{figures['startup_38_s']:.2f} / {figures['textual_floor_38_s']:.2f} s", f"ratio {figures['startup_38_ratio']:.2f}"))
+        rows.append(
+            (
+                "first frame at 38 papers",
+                f"{figures['startup_38_s']:.2f} / {figures['textual_floor_38_s']:.2f} s",
+                f"ratio {figures['startup_38_ratio']:.2f}",
+            )
+        )
     rows += [
-        ("app peak RSS", f"{figures['rss_mb']:.0f} MB" if figures["rss_mb"] else "n/a", "VmHWM after start and two searches"),
-        ("markup conversion p50 / p99", f"{figures['markup_p50_ms']:.3f} / {figures['markup_p99_ms']:.2f} ms", "per abstract, uncached"),
+        (
+            "app peak RSS",
+            f"{figures['rss_mb']:.0f} MB" if figures["rss_mb"] else "n/a",
+            "VmHWM after start and two searches",
+        ),
+        (
+            "markup conversion p50 / p99",
+            f"{figures['markup_p50_ms']:.3f} / {figures['markup_p99_ms']:.2f} ms",
+            "per abstract, uncached",
+        ),
     ]
     width = max(len(r[0]) for r in rows)
     for name, value, note in rows:

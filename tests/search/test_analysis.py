@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from whoosh.fields import TEXT
 
-from search.analysis import LOWERCASE, STEMMING, FastText, stemmed_spans
-from search.corpus import load_corpus
-from search.describe import describe
-from search.mathtext import searchable
+from search.corpus.loader import load_corpus
+from search.index.analysis import LOWERCASE, STEMMING, FastText, stemmed_spans
+from search.text.describe import describe
+from search.text.mathtext import searchable
 
 FIELDS = [
     (FastText(field_boost=2.0), TEXT(analyzer=STEMMING, field_boost=2.0)),
@@ -24,7 +24,9 @@ def assert_same_index(text: str) -> None:
     for fast, whoosh in FIELDS:
         assert list(fast.index(text)) == list(whoosh.index(text)), text
     # what highlighting marks: the same words, at the same characters
-    assert list(stemmed_spans(text)) == [(token.startchar, token.endchar, token.text) for token in STEMMING(text, chars=True)], text
+    assert list(stemmed_spans(text)) == [
+        (token.startchar, token.endchar, token.text) for token in STEMMING(text, chars=True)
+    ], text
 
 
 def indexed_texts(papers) -> list[str]:
@@ -60,7 +62,9 @@ def test_edge_cases_index_as_whoosh_indexes_them(text):
     assert_same_index(text)
 
 
-WORDS = st.sampled_from(["the", "a", "of", "Model", "models", "İ", "ß", "x", "3.5", "e.g.", "*", "naïve", "GAN", "über", "to"])
+WORDS = st.sampled_from(
+    ["the", "a", "of", "Model", "models", "İ", "ß", "x", "3.5", "e.g.", "*", "naïve", "GAN", "über", "to"]
+)
 
 
 @settings(max_examples=300, deadline=None)

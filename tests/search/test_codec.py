@@ -7,9 +7,9 @@ import random
 from whoosh import index as whoosh_index
 from whoosh.codec.whoosh3 import W3FieldWriter
 
-from search.codec import CountingFile, ReaderCodec, codec
-from search.corpus import load_corpus
-from search.schema import build_schema
+from search.corpus.loader import load_corpus
+from search.index.codec import CountingFile, ReaderCodec, codec
+from search.index.schema import build_schema
 
 
 class WhooshWriterCodec(ReaderCodec):
@@ -22,7 +22,10 @@ class WhooshWriterCodec(ReaderCodec):
 def documents() -> list[dict]:
     """The bundled abstracts, plus made-up ones whose words are in every paper (several posting
     blocks), in a few dozen (one block) or in a handful (inlined)."""
-    docs = [{"id": paper.id, "abstract": paper.abstract, "title": paper.title or "", "authors": " ; ".join(paper.authors)} for paper in load_corpus().papers]
+    docs = [
+        {"id": paper.id, "abstract": paper.abstract, "title": paper.title or "", "authors": " ; ".join(paper.authors)}
+        for paper in load_corpus().papers
+    ]
     pick = random.Random(7)
     common, middling, rare = ["graph"], [f"word{n}" for n in range(40)], [f"rare{n}" for n in range(400)]
     for number in range(400):

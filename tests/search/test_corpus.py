@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from search.corpus import CorpusError, bundled_paths, load_corpus, stable_id
+from search.corpus.loader import CorpusError, bundled_paths, load_corpus, stable_id
 
 ABSTRACT_A = "We propose FooNet, a method. It works well."
 ABSTRACT_B = "Second abstract about graphs.\nIt spans two lines."
@@ -29,7 +29,13 @@ def test_bundled_corpus_has_38_iclr_2025_papers():
 
 
 def test_list_format_tolerates_crlf_bom_trailing_spaces_and_extra_blank_lines(tmp_path):
-    messy = "\ufeffNeurIPS 2024 paper list  \r\n\r\n\r\n\r\n" + ABSTRACT_A + "   \r\n \r\n\t\r\n" + ABSTRACT_B.replace("\n", "  \r\n") + "\r\n\r\n"
+    messy = (
+        "\ufeffNeurIPS 2024 paper list  \r\n\r\n\r\n\r\n"
+        + ABSTRACT_A
+        + "   \r\n \r\n\t\r\n"
+        + ABSTRACT_B.replace("\n", "  \r\n")
+        + "\r\n\r\n"
+    )
     corpus = load_corpus([write(tmp_path, "messy.txt", messy)])
     assert [p.abstract for p in corpus.papers] == [ABSTRACT_A, ABSTRACT_B]
     assert corpus.papers[0].venue == "NeurIPS 2024"
@@ -43,16 +49,28 @@ def test_list_without_header_keeps_every_paragraph(tmp_path):
 
 def test_ids_are_stable_across_reloads_reordering_and_whitespace(tmp_path):
     first = load_corpus([write(tmp_path, "a.txt", f"ICLR 2025\n\n{ABSTRACT_A}\n\n{ABSTRACT_B}\n")])
-    second = load_corpus([write(tmp_path, "b.txt", f"ICLR 2025\n\n{ABSTRACT_B}\n\n  {ABSTRACT_A.replace(' ', '  ')}\n")])
+    second = load_corpus(
+        [write(tmp_path, "b.txt", f"ICLR 2025\n\n{ABSTRACT_B}\n\n  {ABSTRACT_A.replace(' ', '  ')}\n")]
+    )
     assert {p.id for p in first.papers} == {p.id for p in second.papers}
     assert stable_id(ABSTRACT_A) != stable_id(ABSTRACT_B)
 
 
 def test_json_records_carry_all_metadata_and_skip_records_without_abstract(tmp_path):
     records = [
-        {"id": "abc", "title": "FooNet", "abstract": ABSTRACT_A, "author": "Ada Lovelace; Alan Turing",
-         "keywords": "graphs;  learning", "status": "Oral", "track": "main", "site": "https://openreview.net/forum?id=abc",
-         "pdf": "https://openreview.net/pdf?id=abc", "github": "https://github.com/x/foonet", "project": ""},
+        {
+            "id": "abc",
+            "title": "FooNet",
+            "abstract": ABSTRACT_A,
+            "author": "Ada Lovelace; Alan Turing",
+            "keywords": "graphs;  learning",
+            "status": "Oral",
+            "track": "main",
+            "site": "https://openreview.net/forum?id=abc",
+            "pdf": "https://openreview.net/pdf?id=abc",
+            "github": "https://github.com/x/foonet",
+            "project": "",
+        },
         {"title": "No abstract"},
         {"abstract": "   "},
         {"abstract": ABSTRACT_B, "authors": ["Grace Hopper"], "keywords": ["a", "b"], "venue": "ICML", "year": 2018},
@@ -60,11 +78,21 @@ def test_json_records_carry_all_metadata_and_skip_records_without_abstract(tmp_p
     corpus = load_corpus([write(tmp_path, "iclr2017.json", json.dumps(records))])
     assert corpus.skipped == 2
     foo, second = corpus.papers
-    assert (foo.id, foo.title, foo.authors, foo.keywords) == ("abc", "FooNet", ("Ada Lovelace", "Alan Turing"), ("graphs", "learning"))
+    assert (foo.id, foo.title, foo.authors, foo.keywords) == (
+        "abc",
+        "FooNet",
+        ("Ada Lovelace", "Alan Turing"),
+        ("graphs", "learning"),
+    )
     assert (foo.status, foo.track, foo.venue, foo.year) == ("Oral", "main", "ICLR 2017", 2017)
     assert foo.github == "https://github.com/x/foonet" and foo.project is None
     assert second.id == stable_id(ABSTRACT_B)
-    assert (second.authors, second.keywords, second.venue, second.year) == (("Grace Hopper",), ("a", "b"), "ICML 2018", 2018)
+    assert (second.authors, second.keywords, second.venue, second.year) == (
+        ("Grace Hopper",),
+        ("a", "b"),
+        "ICML 2018",
+        2018,
+    )
 
 
 def test_json_lines(tmp_path):
@@ -91,7 +119,7 @@ def test_duplicate_ids_are_kept_once_and_counted(tmp_path):
         ("broken.json", '[{"abstract": "x"', "malformed JSON"),
         ("scalar.json", "[1, 2]", "no records with an abstract"),
         ("string.json", '"just a string"', "no abstracts found"),
-        ("number.json", "{\"papers\": 3}", "JSON object has no list of papers"),
+        ("number.json", '{"papers": 3}', "JSON object has no list of papers"),
     ],
 )
 def test_bad_files_give_one_line_errors(tmp_path, name, content, message):
@@ -129,14 +157,34 @@ def test_permission_denied_is_one_line(tmp_path, monkeypatch):
 
 def test_records_of_the_wrong_types_are_skipped_or_ignored_field_by_field(tmp_path):
     records = [
-        {"abstract": 5}, {"abstract": ["a list"]}, {"abstract": None}, "a string", 7, None, [1, 2],
-        {"abstract": "Good one.", "title": ["not", "a", "string"], "authors": {"name": "x"}, "year": "soon",
-         "keywords": 12, "github": {"url": "x"}, "id": 3.5},
+        {"abstract": 5},
+        {"abstract": ["a list"]},
+        {"abstract": None},
+        "a string",
+        7,
+        None,
+        [1, 2],
+        {
+            "abstract": "Good one.",
+            "title": ["not", "a", "string"],
+            "authors": {"name": "x"},
+            "year": "soon",
+            "keywords": 12,
+            "github": {"url": "x"},
+            "id": 3.5,
+        },
     ]
     corpus = load_corpus([write(tmp_path, "odd.json", json.dumps(records))])
     (paper,) = corpus.papers
     assert corpus.skipped == 7
-    assert (paper.abstract, paper.title, paper.authors, paper.year, paper.keywords, paper.github) == ("Good one.", None, (), None, (), None)
+    assert (paper.abstract, paper.title, paper.authors, paper.year, paper.keywords, paper.github) == (
+        "Good one.",
+        None,
+        (),
+        None,
+        (),
+        None,
+    )
     assert paper.id == "3.5"
 
 
@@ -144,7 +192,9 @@ def test_a_1_mb_abstract_loads_converts_and_searches(tmp_path):
     from search.engine import SearchEngine
 
     big = "Zebra " + ("word \\textbf{bold} $x^2$ " * 45_000) + " finale"
-    path = write(tmp_path, "big.json", json.dumps([{"id": "big", "abstract": big}, {"id": "small", "abstract": "Small zebra."}]))
+    path = write(
+        tmp_path, "big.json", json.dumps([{"id": "big", "abstract": big}, {"id": "small", "abstract": "Small zebra."}])
+    )
     assert path.stat().st_size > 1_000_000
     engine = SearchEngine(load_corpus([path]), tmp_path / "cache")
     engine.ensure_index()

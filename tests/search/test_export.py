@@ -5,8 +5,8 @@ import io
 
 import bibtexparser
 
-from search.export import bibtex_entry, export, markdown_citation, parse_json_export, write_atomic
 from search.models import Bookmark, Link
+from search.user.export import bibtex_entry, export, markdown_citation, parse_json_export, write_atomic
 
 TRICKY = Bookmark(
     paper_id="p:1/x",
@@ -16,13 +16,22 @@ TRICKY = Bookmark(
     authors=("Ada Lovelace", "Kurt Gödel"),
     venue="ICLR 2025",
     year=2025,
-    links=(Link("code", "https://github.com/a/b?x={1}&y=%20", "code"), Link("search", "https://scholar.google.com/x", "search")),
-    abstract="An abstract, with \"quotes\", commas,\nand a newline.",
+    links=(
+        Link("code", "https://github.com/a/b?x={1}&y=%20", "code"),
+        Link("search", "https://scholar.google.com/x", "search"),
+    ),
+    abstract='An abstract, with "quotes", commas,\nand a newline.',
     note="line one\nline two, with a comma",
     tags=("to-read", "théorie"),
 )
-PLAIN = Bookmark(paper_id="abc", headline="TRGNN: Branch-and-bound methods", name="TRGNN", venue="ICLR 2025", year=2025,
-                 links=(Link("Google Scholar search", "https://scholar.google.com/scholar?q=TRGNN", "search"),))
+PLAIN = Bookmark(
+    paper_id="abc",
+    headline="TRGNN: Branch-and-bound methods",
+    name="TRGNN",
+    venue="ICLR 2025",
+    year=2025,
+    links=(Link("Google Scholar search", "https://scholar.google.com/scholar?q=TRGNN", "search"),),
+)
 
 
 def test_bibtex_parses_with_bibtexparser():
@@ -65,9 +74,13 @@ def test_single_bibtex_entry_for_the_palette():
 def test_malformed_imports_are_one_line_errors(tmp_path):
     import pytest
 
-    from search.export import BookmarkImportError
+    from search.user.export import BookmarkImportError
 
-    for text, message in (("{", "malformed JSON"), ('{"x": 1}', "expected"), ('{"bookmarks": [{"headline": "x"}]}', "has no id")):
+    for text, message in (
+        ("{", "malformed JSON"),
+        ('{"x": 1}', "expected"),
+        ('{"bookmarks": [{"headline": "x"}]}', "has no id"),
+    ):
         with pytest.raises(BookmarkImportError, match=message):
             parse_json_export(text, "f.json")
 

@@ -2,22 +2,39 @@
 
 import pytest
 
-from search.facets import split_facets, toggle
 from search.models import Marks
+from search.query.facets import split_facets, toggle
 
 
 @pytest.fixture
 def engine(engine_over):
-    return engine_over({
-        "iclr2024.json": [
-            {"id": "a", "title": "Zebra Graphs", "abstract": "Graph learning for zebras.", "status": "Oral", "github": "https://github.com/a/a"},
-            {"id": "b", "title": "Apple Graphs", "abstract": "Graph learning for apples.", "status": "Poster"},
-            {"id": "c", "title": "Mango Trees", "abstract": "Trees, not networks, at all.", "status": "Accept (spotlight)"},
-        ],
-        "nips2023.json": [
-            {"id": "d", "title": "Banana Graphs", "abstract": "Graph learning for bananas. Code: https://github.com/d/d"},
-        ],
-    })
+    return engine_over(
+        {
+            "iclr2024.json": [
+                {
+                    "id": "a",
+                    "title": "Zebra Graphs",
+                    "abstract": "Graph learning for zebras.",
+                    "status": "Oral",
+                    "github": "https://github.com/a/a",
+                },
+                {"id": "b", "title": "Apple Graphs", "abstract": "Graph learning for apples.", "status": "Poster"},
+                {
+                    "id": "c",
+                    "title": "Mango Trees",
+                    "abstract": "Trees, not networks, at all.",
+                    "status": "Accept (spotlight)",
+                },
+            ],
+            "nips2023.json": [
+                {
+                    "id": "d",
+                    "title": "Banana Graphs",
+                    "abstract": "Graph learning for bananas. Code: https://github.com/d/d",
+                },
+            ],
+        }
+    )
 
 
 def ids(result):

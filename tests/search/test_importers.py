@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from search.corpus import CorpusError, load_corpus
-from search.describe import describe, primary_link
-from search.importers import detect
+from search.corpus.formats import detect
+from search.corpus.loader import CorpusError, load_corpus
+from search.text.describe import describe, primary_link
 
 NOTE = {
     "id": "abc123",
@@ -21,7 +21,11 @@ NOTE = {
         "pdf": {"value": "/pdf/abc123.pdf"},
     },
 }
-REJECTED = {"id": "r1", "forum": "r1", "content": {"abstract": {"value": "Another abstract."}, "venue": {"value": "Submitted to ICLR 2025"}}}
+REJECTED = {
+    "id": "r1",
+    "forum": "r1",
+    "content": {"abstract": {"value": "Another abstract."}, "venue": {"value": "Submitted to ICLR 2025"}},
+}
 
 
 def write(tmp_path, name, content):
@@ -37,7 +41,12 @@ def test_openreview_v2_notes(tmp_path, wrapped):
     corpus = load_corpus([path])
     assert corpus.skipped == 1
     paper, other = corpus.papers
-    assert (paper.id, paper.title, paper.venue, paper.status) == ("abc123", "Sparse Attention at Scale", "ICLR 2025", "Spotlight")
+    assert (paper.id, paper.title, paper.venue, paper.status) == (
+        "abc123",
+        "Sparse Attention at Scale",
+        "ICLR 2025",
+        "Spotlight",
+    )
     assert paper.authors == ("Ada Lovelace", "Alan Turing") and paper.keywords == ("attention", "sparsity")
     assert paper.site == "https://openreview.net/forum?id=abc123"
     assert paper.pdf == "https://openreview.net/pdf/abc123.pdf"
@@ -58,9 +67,18 @@ def test_titles_written_in_latex_are_shown_as_text(tmp_path, name):
     titles = ["Top-$k$ Arm Identification", 'Schr\\"odinger Bridges', "$100K or 100 Days"]
     records = [{"title": title, "abstract": f"Abstract number {n}."} for n, title in enumerate(titles)]
     if name == "list.csv":
-        content = "title,abstract\n" + "".join(f'"{r["title"].replace(chr(34), 2 * chr(34))}",{r["abstract"]}\n' for r in records)
+        content = "title,abstract\n" + "".join(
+            f'"{r["title"].replace(chr(34), 2 * chr(34))}",{r["abstract"]}\n' for r in records
+        )
     elif name == "notes.json":
-        content = json.dumps({"notes": [{"id": f"n{n}", "content": {key: {"value": value} for key, value in r.items()}} for n, r in enumerate(records)]})
+        content = json.dumps(
+            {
+                "notes": [
+                    {"id": f"n{n}", "content": {key: {"value": value} for key, value in r.items()}}
+                    for n, r in enumerate(records)
+                ]
+            }
+        )
     else:
         content = json.dumps(records)
     papers = load_corpus([write(tmp_path, name, content)]).papers
@@ -72,14 +90,19 @@ def test_csv_with_synonyms_quotes_and_any_case(tmp_path):
         "Paper Title,Summary,Author,Link,Conference,Year,Tags,Decision\n"
         '"Graphs, Trees","A multi-line\nabstract about graphs.","Ada Lovelace and Alan Turing",https://example.org/p1,NeurIPS,2023,graphs; trees,Oral\n'
         ",,,,,,,\n"
-        'No abstract,,Someone,,,,,\n'
+        "No abstract,,Someone,,,,,\n"
     )
     corpus = load_corpus([write(tmp_path, "papers.csv", content)])
     (paper,) = corpus.papers
     assert corpus.skipped == 1  # the empty row is not a paper, the row without an abstract is skipped
     assert paper.title == "Graphs, Trees" and paper.abstract == "A multi-line\nabstract about graphs."
     assert paper.authors == ("Ada Lovelace", "Alan Turing")
-    assert (paper.site, paper.venue, paper.year, paper.status) == ("https://example.org/p1", "NeurIPS 2023", 2023, "Oral")
+    assert (paper.site, paper.venue, paper.year, paper.status) == (
+        "https://example.org/p1",
+        "NeurIPS 2023",
+        2023,
+        "Oral",
+    )
     assert paper.keywords == ("graphs", "trees")
 
 

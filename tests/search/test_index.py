@@ -5,14 +5,16 @@ import os
 
 import pytest
 
-from search.corpus import load_corpus
+from search.corpus.loader import load_corpus
 from search.engine import SearchEngine
-from search.index import IndexCancelled
+from search.index.shard import IndexCancelled
 
 
 def corpus_file(tmp_path, abstracts, name="list.json"):
     path = tmp_path / name
-    path.write_text(json.dumps([{"id": f"{name}-{i}", "abstract": a} for i, a in enumerate(abstracts)]), encoding="utf-8")
+    path.write_text(
+        json.dumps([{"id": f"{name}-{i}", "abstract": a} for i, a in enumerate(abstracts)]), encoding="utf-8"
+    )
     return path
 
 
@@ -44,9 +46,9 @@ def test_schema_or_version_change_rebuilds(tmp_path, monkeypatch):
     path = corpus_file(tmp_path, ["Graphs are fun."])
     cache = tmp_path / "cache"
     SearchEngine(load_corpus([path]), cache).ensure_index()
-    monkeypatch.setattr("search.index.SCHEMA_VERSION", 999)
+    monkeypatch.setattr("search.index.shard.SCHEMA_VERSION", 999)
     assert SearchEngine(load_corpus([path]), cache).ensure_index().built
-    monkeypatch.setattr("search.index.__version__", "9.9.9")
+    monkeypatch.setattr("search.index.shard.__version__", "9.9.9")
     assert SearchEngine(load_corpus([path]), cache).ensure_index().built
 
 
@@ -92,7 +94,9 @@ def test_unwritable_cache_falls_back_to_an_in_memory_index(tmp_path):
 def test_progress_is_reported_while_building(tmp_path):
     path = corpus_file(tmp_path, [f"Abstract {i} about graphs." for i in range(450)])
     calls = []
-    SearchEngine(load_corpus([path]), tmp_path / "c").ensure_index(on_progress=lambda done, total: calls.append((done, total)))
+    SearchEngine(load_corpus([path]), tmp_path / "c").ensure_index(
+        on_progress=lambda done, total: calls.append((done, total))
+    )
     assert calls[-1] == (450, 450) and len(calls) >= 3
 
 
@@ -113,11 +117,17 @@ def test_each_file_has_its_own_index_and_adding_a_file_indexes_only_that_file(tm
 
 def test_big_corpora_are_built_by_child_processes_in_parallel(tmp_path, monkeypatch):
     monkeypatch.setattr("search.engine.CHILD_BUILD_MIN_PAPERS", 10)
-    monkeypatch.setattr("search.children.WORKERS", 2)
-    files = [corpus_file(tmp_path, [f"Paper {i} of list {n} about graphs and trees." for i in range(30)], f"{n}.json") for n in "abc"]
+    monkeypatch.setattr("search.index.children.WORKERS", 2)
+    files = [
+        corpus_file(tmp_path, [f"Paper {i} of list {n} about graphs and trees." for i in range(30)], f"{n}.json")
+        for n in "abc"
+    ]
     started = []
-    real_run = __import__("search.children", fromlist=["run_child"]).run_child
-    monkeypatch.setattr("search.children.run_child", lambda command, shards, *rest: started.append(shards) or real_run(command, shards, *rest))
+    real_run = __import__("search.index.children", fromlist=["run_child"]).run_child
+    monkeypatch.setattr(
+        "search.index.children.run_child",
+        lambda command, shards, *rest: started.append(shards) or real_run(command, shards, *rest),
+    )
     calls = []
     engine = SearchEngine(load_corpus(files), tmp_path / "cache")
     status = engine.ensure_index(on_progress=lambda done, total: calls.append((done, total)))
@@ -128,9 +138,8 @@ def test_big_corpora_are_built_by_child_processes_in_parallel(tmp_path, monkeypa
     assert engine.search("graphs").total == 90
 
 
-
 def test_child_builds_get_equal_amounts_of_text():
-    from search.children import _split, _work
+    from search.index.children import _split, _work
     from search.models import Paper
 
     def shard(name, characters):  # a paper counts as 30 characters more than its abstract

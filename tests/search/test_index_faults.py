@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from search.corpus import load_corpus
+from search.corpus.loader import load_corpus
 from search.engine import SearchEngine
 
 
@@ -63,7 +63,7 @@ def test_a_full_disk_keeps_the_index_in_memory_with_a_notice(corpus_path, tmp_pa
     def no_space(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr("search.index.whoosh_index.create_in", no_space)
+    monkeypatch.setattr("search.index.shard.whoosh_index.create_in", no_space)
     searcher = engine(corpus_path, tmp_path / "cache")
     status = searcher.ensure_index()
     assert status.path is None and "No space left on device" in status.notice
@@ -75,7 +75,9 @@ def test_two_instances_building_the_same_index_at_once(corpus_path, tmp_path):
     cache = tmp_path / "cache"
     env = {"XDG_CACHE_HOME": str(cache), "XDG_DATA_HOME": str(tmp_path / "data"), "PATH": "/usr/bin:/bin"}
     command = [sys.executable, "-m", "tui", "--corpus", str(corpus_path), "index"]
-    runs = [subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    runs = [
+        subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(3)
+    ]
     outputs = [run.communicate(timeout=120) for run in runs]
     assert [run.returncode for run in runs] == [0, 0, 0], outputs
     assert all("Traceback" not in err for _, err in outputs)

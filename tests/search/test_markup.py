@@ -2,8 +2,8 @@ import re
 
 import pytest
 
-from search.corpus import load_corpus
-from search.markup import convert
+from search.corpus.loader import load_corpus
+from search.text.markup import convert
 
 
 def styled(source):
@@ -14,16 +14,31 @@ def styled(source):
 @pytest.mark.parametrize(
     "source, text, spans",
     [
-        (r"two problems \textbf{(P1)} and \textit{it} \emph{em}", "two problems (P1) and it em",
-         {("(P1)", "bold"), ("it", "italic"), ("em", "italic")}),
-        (r"\underline{under} \texttt{Llama3-8B} \textsc{Caps}", "under Llama3-8B Caps",
-         {("under", "underline"), ("Llama3-8B", "code")}),
-        (r"a {\em group emphasis} b {\bf bold group} c", "a group emphasis b bold group c",
-         {("group emphasis", "italic"), ("bold group", "bold")}),
-        (r"shift from $\textit{capability}$ to $\textit{availability}$", "shift from capability to availability",
-         {("capability", "italic"), ("availability", "italic")}),
-        ("**bold** and *italic* and _also_ and `co_de`", "bold and italic and also and co_de",
-         {("bold", "bold"), ("italic", "italic"), ("also", "italic"), ("co_de", "code")}),
+        (
+            r"two problems \textbf{(P1)} and \textit{it} \emph{em}",
+            "two problems (P1) and it em",
+            {("(P1)", "bold"), ("it", "italic"), ("em", "italic")},
+        ),
+        (
+            r"\underline{under} \texttt{Llama3-8B} \textsc{Caps}",
+            "under Llama3-8B Caps",
+            {("under", "underline"), ("Llama3-8B", "code")},
+        ),
+        (
+            r"a {\em group emphasis} b {\bf bold group} c",
+            "a group emphasis b bold group c",
+            {("group emphasis", "italic"), ("bold group", "bold")},
+        ),
+        (
+            r"shift from $\textit{capability}$ to $\textit{availability}$",
+            "shift from capability to availability",
+            {("capability", "italic"), ("availability", "italic")},
+        ),
+        (
+            "**bold** and *italic* and _also_ and `co_de`",
+            "bold and italic and also and co_de",
+            {("bold", "bold"), ("italic", "italic"), ("also", "italic"), ("co_de", "code")},
+        ),
     ],
 )
 def test_styles(source, text, spans):
@@ -65,7 +80,10 @@ def test_math_is_styled_as_math():
 @pytest.mark.parametrize(
     "source, text",
     [
-        ("using only 10% of the original dataset, we match 90% accuracy", "using only 10% of the original dataset, we match 90% accuracy"),
+        (
+            "using only 10% of the original dataset, we match 90% accuracy",
+            "using only 10% of the original dataset, we match 90% accuracy",
+        ),
         ("the MT&MS benchmark & more", "the MT&MS benchmark & more"),
         ("issue #42 at ~30 fps", "issue #42 at ~30 fps"),
         (r"escaped \% \& \_ \$ \# signs", "escaped % & _ $ # signs"),
@@ -76,7 +94,10 @@ def test_math_is_styled_as_math():
         ("unclosed $x + y and the rest of the text", "unclosed $x + y and the rest of the text"),
         (r"we propose \manifoldmixup{}, a method", r"we propose \manifoldmixup, a method"),
         ("sub-O(n^2) time with snake_case names", "sub-O(n^2) time with snake_case names"),
-        ("a ``strong reference'' and `\\emph{Rank-Breaking}' then `code`", "a “strong reference” and ‘Rank-Breaking’ then code"),
+        (
+            "a ``strong reference'' and `\\emph{Rank-Breaking}' then `code`",
+            "a “strong reference” and ‘Rank-Breaking’ then code",
+        ),
     ],
 )
 def test_prose_characters_keep_their_plain_meaning(source, text):
@@ -88,8 +109,11 @@ def test_links_markdown_href_and_bare_urls_without_trailing_punctuation():
         r"See [our code](https://github.com/a/b), \href{https://x.org/p_q}{the site} and https://example.com/x_y. "
         r"Also (https://foo.org/bar), \url{https://u.org/v\_w}."
     )
-    assert rendered.text == "See our code, the site and https://example.com/x_y. Also (https://foo.org/bar), https://u.org/v_w."
-    assert [(l.label, l.url, l.kind) for l in rendered.links] == [
+    assert (
+        rendered.text
+        == "See our code, the site and https://example.com/x_y. Also (https://foo.org/bar), https://u.org/v_w."
+    )
+    assert [(link.label, link.url, link.kind) for link in rendered.links] == [
         ("our code", "https://github.com/a/b", "code"),
         ("the site", "https://x.org/p_q", "project"),
         ("https://example.com/x_y", "https://example.com/x_y", "project"),
@@ -97,7 +121,13 @@ def test_links_markdown_href_and_bare_urls_without_trailing_punctuation():
         ("https://u.org/v_w", "https://u.org/v_w", "project"),
     ]
     linked = [(rendered.text[s.start : s.end], s.link) for s in rendered.spans if s.style == "link"]
-    assert linked == [("our code", 0), ("the site", 1), ("https://example.com/x_y", 2), ("https://foo.org/bar", 3), ("https://u.org/v_w", 4)]
+    assert linked == [
+        ("our code", 0),
+        ("the site", 1),
+        ("https://example.com/x_y", 2),
+        ("https://foo.org/bar", 3),
+        ("https://u.org/v_w", 4),
+    ]
 
 
 @pytest.mark.parametrize(

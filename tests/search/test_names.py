@@ -2,8 +2,8 @@
 
 import pytest
 
-from search.corpus import load_corpus
-from search.describe import describe
+from search.corpus.loader import load_corpus
+from search.text.describe import describe
 
 # First words of each abstract -> the name it introduces (None: it introduces none).
 EXPECTED = {

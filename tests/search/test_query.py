@@ -61,7 +61,24 @@ def test_prefix_fuzzy_field_and_boolean_syntax(seed_engine):
     assert {"PAWL", "ClimaGen"} <= either
 
 
-@pytest.mark.parametrize("query", ['"unclosed phrase', "(unbalanced", "closing)", "AND", "memory AND", "OR OR", "*", "~", "title:", ":::", "**", "x~~~2", "NOT"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        '"unclosed phrase',
+        "(unbalanced",
+        "closing)",
+        "AND",
+        "memory AND",
+        "OR OR",
+        "*",
+        "~",
+        "title:",
+        ":::",
+        "**",
+        "x~~~2",
+        "NOT",
+    ],
+)
 def test_malformed_syntax_never_raises(seed_engine, query):
     result = seed_engine.search(query)
     assert result.total >= 0

@@ -5,9 +5,9 @@ import unicodedata
 
 import pytest
 
-from search.corpus import load_corpus
+from search.corpus.loader import load_corpus
 from search.engine import SearchEngine
-from search.mathtext import searchable
+from search.text.mathtext import searchable
 
 pytestmark = pytest.mark.corpora
 
@@ -71,7 +71,7 @@ def test_every_paper_has_a_link_and_titles_are_headlines(engine):
 
 def test_match_counts_are_exact_across_index_segments(engine):
     """The big index is built in segments; totals must count papers in all of them."""
-    from search.analysis import STEMMING as ANALYZER  # Whoosh's own analyzer: an independent check
+    from search.index.analysis import STEMMING as ANALYZER  # Whoosh's own analyzer: an independent check
 
     for word in ("wasserstein", "transformer"):
         stem = next(iter(ANALYZER(word))).text

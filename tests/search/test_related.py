@@ -1,7 +1,6 @@
 """Related papers: more like this, over the abstract's most distinctive words."""
 
-
-from search.corpus import load_corpus
+from search.corpus.loader import load_corpus
 from search.engine import SearchEngine
 
 
@@ -31,5 +30,9 @@ def test_related_on_real_corpora_stays_on_topic(paperlist_files, tmp_path_factor
     engine.ensure_index()
     gan = engine.search('title:"generative adversarial"', limit=1).hits[0].paper_id
     hits = engine.related(gan, limit=10)
-    about_gans = [hit for hit in hits if any(word in engine.describe(hit.paper_id).rendered.text.lower() for word in ("adversarial", "gan"))]
+    about_gans = [
+        hit
+        for hit in hits
+        if any(word in engine.describe(hit.paper_id).rendered.text.lower() for word in ("adversarial", "gan"))
+    ]
     assert len(about_gans) >= 8, [engine.row(hit.paper_id).headline for hit in hits]

@@ -3,18 +3,40 @@
 import pytest
 from whoosh import query as wq
 
-from search.scoring import TermScorer
+from search.query.scoring import TermScorer
 
 SEED_QUERIES = [
-    "compression", "kv cache", "graph neural network", "large language models", "wasserstein distance",
-    "title:attention", "name:omnibind", "diffusion NOT image", "(graph OR tabular) AND learning", "optim*",
-    "wasserstien~2", "neural OR network OR model", '"node selection"', '"large language models" compression',
+    "compression",
+    "kv cache",
+    "graph neural network",
+    "large language models",
+    "wasserstein distance",
+    "title:attention",
+    "name:omnibind",
+    "diffusion NOT image",
+    "(graph OR tabular) AND learning",
+    "optim*",
+    "wasserstien~2",
+    "neural OR network OR model",
+    '"node selection"',
+    '"large language models" compression',
     'title:"language model"',
 ]
 REAL_QUERIES = [
-    "transformer", "learning", "graph neural network", "meta learning few shot", "contrastive learning images",
-    "author:bengio", "venue:iclr", "graph NOT neural", "(gan OR vae) AND image", "transf*", "convolutonal~1",
-    '"generative adversarial networks"', '"gaussian process" regression', '"neural network" NOT graph',
+    "transformer",
+    "learning",
+    "graph neural network",
+    "meta learning few shot",
+    "contrastive learning images",
+    "author:bengio",
+    "venue:iclr",
+    "graph NOT neural",
+    "(gan OR vae) AND image",
+    "transf*",
+    "convolutonal~1",
+    '"generative adversarial networks"',
+    '"gaussian process" regression',
+    '"neural network" NOT graph',
 ]
 
 
@@ -48,7 +70,11 @@ def matching_docs(searcher, query):
         return set()
     if isinstance(query, wq.Term):
         reader = searcher.reader()
-        return set(reader.postings(query.fieldname, query.text).all_ids()) if (query.fieldname, query.text) in reader else set()
+        return (
+            set(reader.postings(query.fieldname, query.text).all_ids())
+            if (query.fieldname, query.text) in reader
+            else set()
+        )
     if isinstance(query, wq.Phrase):
         return set(searcher.docs_for_query(query))  # word positions: Whoosh's own matcher decides
     if isinstance(query, wq.AndNot):
@@ -63,7 +89,7 @@ def test_seed_ranking_matches_whoosh(seed_engine, text):
 
 
 def test_real_corpora_ranking_matches_whoosh(paperlist_files, tmp_path_factory):
-    from search.corpus import load_corpus
+    from search.corpus.loader import load_corpus
     from search.engine import SearchEngine
 
     engine = SearchEngine(load_corpus(paperlist_files), cache_dir=tmp_path_factory.mktemp("cache"))

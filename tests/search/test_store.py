@@ -13,12 +13,19 @@ from pathlib import Path
 import pytest
 
 from search.models import Bookmark, Link
-from search.store import MIGRATIONS, SCHEMA_VERSION, StoreError, UserStore
+from search.user.store import MIGRATIONS, SCHEMA_VERSION, StoreError, UserStore
 
 
 def bookmark(paper_id: str, **fields) -> Bookmark:
-    return Bookmark(paper_id=paper_id, headline=f"Paper {paper_id}", venue="ICLR 2025", year=2025,
-                    links=(Link("code", "https://github.com/a/b", "code"),), abstract="Plain abstract.", **fields)
+    return Bookmark(
+        paper_id=paper_id,
+        headline=f"Paper {paper_id}",
+        venue="ICLR 2025",
+        year=2025,
+        links=(Link("code", "https://github.com/a/b", "code"),),
+        abstract="Plain abstract.",
+        **fields,
+    )
 
 
 def test_created_on_first_use_in_the_xdg_data_dir_with_wal_and_a_schema_version(isolated_dirs):
@@ -97,7 +104,7 @@ WRITER = textwrap.dedent(
     """
     import sys
     from search.models import Bookmark
-    from search.store import UserStore
+    from search.user.store import UserStore
     store = UserStore(__import__("pathlib").Path(sys.argv[1]))
     prefix, count = sys.argv[2], int(sys.argv[3])
     for i in range(count):
@@ -112,7 +119,9 @@ WRITER = textwrap.dedent(
 def _writer(path: Path, prefix: str, count: int) -> subprocess.Popen:
     root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PYTHONPATH": str(root)}
-    return subprocess.Popen([sys.executable, "-c", WRITER, str(path), prefix, str(count)], stdout=subprocess.PIPE, text=True, env=env)
+    return subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(path), prefix, str(count)], stdout=subprocess.PIPE, text=True, env=env
+    )
 
 
 def test_two_processes_writing_at_once_lose_nothing(tmp_path):
@@ -149,7 +158,7 @@ ADD_REMOVE = textwrap.dedent(
     """
     import sys
     from search.models import Bookmark
-    from search.store import UserStore
+    from search.user.store import UserStore
     store = UserStore(__import__("pathlib").Path(sys.argv[1]))
     prefix, count = sys.argv[2], int(sys.argv[3])
     for i in range(count):
@@ -198,6 +207,9 @@ def test_saved_searches_are_kept_in_order_replaced_by_name_and_deleted(tmp_path)
     store.save_search("graphs", "graph neural")
     store.save_search("mine", "is:bookmarked")
     store.save_search("graphs", "graph neural list:iclr2025")  # same name: replaced, keeps its place
-    assert UserStore(tmp_path / "u.sqlite3").saved_searches() == [("graphs", "graph neural list:iclr2025"), ("mine", "is:bookmarked")]
+    assert UserStore(tmp_path / "u.sqlite3").saved_searches() == [
+        ("graphs", "graph neural list:iclr2025"),
+        ("mine", "is:bookmarked"),
+    ]
     assert store.delete_search("mine") and not store.delete_search("mine")
     assert store.saved_searches() == [("graphs", "graph neural list:iclr2025")]

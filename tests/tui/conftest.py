@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from search.corpus import load_corpus
+from search.corpus.loader import load_corpus
 from search.engine import SearchEngine
-from search.store import UserStore
+from search.user.store import UserStore
 from tui.app import ReaderApp
 
 

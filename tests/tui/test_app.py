@@ -317,7 +317,9 @@ async def test_progress_is_shown_while_the_index_builds(engine_for):
     engine = engine_for(*[f"Abstract number {i} about graphs and trees." for i in range(300)])
     app = ReaderApp(engine)
     progress_seen = []
-    async with app.run_test(size=WIDE, message_hook=lambda m: isinstance(m, IndexProgress) and progress_seen.append(m)) as pilot:
+    async with app.run_test(
+        size=WIDE, message_hook=lambda m: isinstance(m, IndexProgress) and progress_seen.append(m)
+    ) as pilot:
         assert len(app.screen.query_one(ResultsList).paper_ids) == 300  # the list is there before the index
         await settle(pilot, app)
         assert progress_seen and progress_seen[-1].done == 300

@@ -7,7 +7,7 @@ import webbrowser
 import pyperclip
 import pytest
 
-from search.store import UserStore
+from search.user.store import UserStore
 from tests.tui.conftest import settle
 from tui.app import ReaderApp
 from tui.screens.bookmarks import BookmarksScreen
@@ -210,8 +210,10 @@ async def test_o_and_O_open_links_in_the_browser(make_app, monkeypatch):
         await select(pilot, app, "graphbridge")
         await pilot.press("o")
         await pilot.press("O", "3")
-        assert browser.opened == ["https://github.com/jujulili888/GraphBridge", app.engine.describe(
-            app.screen.query_one(ResultsList).current_id).links[2].url]
+        assert browser.opened == [
+            "https://github.com/jujulili888/GraphBridge",
+            app.engine.describe(app.screen.query_one(ResultsList).current_id).links[2].url,
+        ]
 
 
 async def test_o_without_a_browser_says_so(make_app, monkeypatch, notes):
@@ -248,7 +250,9 @@ async def test_palette_copies_abstract_bibtex_and_markdown(make_app, clipboard, 
 async def test_unusable_store_keeps_the_app_working(make_app, notes):
     from tui.app import ReaderApp
 
-    app = ReaderApp(make_app().engine, store=None, store_problem="cannot create the data dir /ro: Read-only file system")
+    app = ReaderApp(
+        make_app().engine, store=None, store_problem="cannot create the data dir /ro: Read-only file system"
+    )
     async with app.run_test(size=WIDE) as pilot:
         await settle(pilot, app)
         await pilot.press("down", "b")

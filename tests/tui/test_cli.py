@@ -101,7 +101,7 @@ def test_errors_are_one_line_with_exit_code_2(capsys, tmp_path, setup, argv, mes
     (tmp_path / "empty.txt").write_text("")
     (tmp_path / "latin1.txt").write_bytes("caf\xe9".encode("latin-1"))
     (tmp_path / "bad.json").write_text('[{"abstract": ')
-    code, out, err = run(capsys, *[a.format(tmp=tmp_path) for a in argv])
+    code, _out, err = run(capsys, *[a.format(tmp=tmp_path) for a in argv])
     assert code == 2
     assert message in err and err.count("\n") == 1 and err.startswith("iclr-reader: error: ")
     assert "Traceback" not in err
@@ -127,7 +127,11 @@ def test_every_command_has_help():
 
 
 def test_installed_command_runs_without_traceback_on_bad_input(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "tui", "--corpus", str(tmp_path / "nope.txt"), "search", "x"], capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "tui", "--corpus", str(tmp_path / "nope.txt"), "search", "x"],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 2 and "Traceback" not in result.stderr and result.stderr.count("\n") == 1
 
 
@@ -142,7 +146,9 @@ def test_bookmarks_commands_add_list_export_import_remove(capsys, tmp_path):
     assert [b["name"] for b in json.loads(out)["bookmarks"]] == ["BitStack"]
     target = tmp_path / "bookmarks.json"
     code, _, err = run(capsys, "bookmarks", "export", "--format", "json", "-o", str(target))
-    assert code == 0 and "Wrote 1 bookmark to" in err and json.loads(target.read_text())["bookmarks"][0]["id"] == paper_id
+    assert (
+        code == 0 and "Wrote 1 bookmark to" in err and json.loads(target.read_text())["bookmarks"][0]["id"] == paper_id
+    )
     code, out, _ = run(capsys, "bookmarks", "export", "--format", "bibtex")
     assert out.startswith("@inproceedings{bitstack2025bitstack_")
     code, out, _ = run(capsys, "bookmarks", "remove", paper_id)

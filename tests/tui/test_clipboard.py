@@ -16,7 +16,6 @@ from tests.conftest import skip_unless_ci
 from tests.tui.conftest import settle
 from tui.clipboard import SYSTEM, copy_text
 
-
 _DISPLAYS = itertools.count()
 
 
@@ -26,8 +25,11 @@ def virtual_display(monkeypatch):
     if not (shutil.which("Xvfb") and shutil.which("xclip")):
         skip_unless_ci("needs Xvfb and xclip (apt-get install xvfb xclip)")
     display = f":{100 + (os.getpid() + next(_DISPLAYS)) % 400}"  # a fresh display each time
-    server = subprocess.Popen(["Xvfb", display, "-screen", "0", "640x480x24", "-nolisten", "tcp"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        ["Xvfb", display, "-screen", "0", "640x480x24", "-nolisten", "tcp"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         socket = Path(f"/tmp/.X11-unix/X{display[1:]}")  # the server listens once this exists
         for _ in range(200):
@@ -46,8 +48,13 @@ def virtual_display(monkeypatch):
 
 
 def read_clipboard(display: str) -> str:
-    result = subprocess.run(["xclip", "-o", "-selection", "clipboard"], env={**os.environ, "DISPLAY": display},
-                            capture_output=True, text=True, timeout=10)
+    result = subprocess.run(
+        ["xclip", "-o", "-selection", "clipboard"],
+        env={**os.environ, "DISPLAY": display},
+        capture_output=True,
+        text=True,
+        timeout=10,
+    )
     return result.stdout
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import OptionList
 
-from search.store import UserStore
+from search.user.store import UserStore
 from tests.tui.conftest import settle
 from tui.app import ReaderApp
 from tui.screens.choosers import Chooser, NameDialog, SavedSearches
@@ -18,17 +18,34 @@ WIDE = (140, 40)
 
 @pytest.fixture
 def two_lists(engine_over):
-    return engine_over({
-        "iclr2024.json": [
-            {"id": "a", "title": "Zebra Graph Networks", "abstract": "Graph neural networks for zebra stripes.", "status": "Oral",
-             "github": "https://github.com/a/a"},
-            {"id": "b", "title": "Apple Graph Networks", "abstract": "Graph neural networks for apple orchards.", "status": "Poster"},
-            {"id": "c", "title": "Mango Trees", "abstract": "Decision trees for mango harvests.", "status": "Poster"},
-        ],
-        "nips2023.json": [
-            {"id": "d", "title": "Banana Graph Networks", "abstract": "Graph neural networks for banana stripes."},
-        ],
-    })
+    return engine_over(
+        {
+            "iclr2024.json": [
+                {
+                    "id": "a",
+                    "title": "Zebra Graph Networks",
+                    "abstract": "Graph neural networks for zebra stripes.",
+                    "status": "Oral",
+                    "github": "https://github.com/a/a",
+                },
+                {
+                    "id": "b",
+                    "title": "Apple Graph Networks",
+                    "abstract": "Graph neural networks for apple orchards.",
+                    "status": "Poster",
+                },
+                {
+                    "id": "c",
+                    "title": "Mango Trees",
+                    "abstract": "Decision trees for mango harvests.",
+                    "status": "Poster",
+                },
+            ],
+            "nips2023.json": [
+                {"id": "d", "title": "Banana Graph Networks", "abstract": "Graph neural networks for banana stripes."},
+            ],
+        }
+    )
 
 
 def ids(app):
@@ -147,7 +164,9 @@ async def test_saved_searches_survive_a_restart(two_lists, tmp_path):
 
 
 async def test_with_many_lists_the_header_counts_them_and_the_picker_names_them(engine_over):
-    engine = engine_over({f"conf{year}.json": [{"id": f"p{year}", "abstract": f"Paper of {year}."}] for year in range(2020, 2025)})
+    engine = engine_over(
+        {f"conf{year}.json": [{"id": f"p{year}", "abstract": f"Paper of {year}."}] for year in range(2020, 2025)}
+    )
     app = ReaderApp(engine, store=UserStore())
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, app)

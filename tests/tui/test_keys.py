@@ -22,7 +22,18 @@ def documented_keys() -> set[str]:
 
 def test_every_binding_is_in_the_key_table():
     documented = documented_keys()
-    owners = (ReaderApp, MainScreen, ResultsList, ReaderPane, SearchBox, HelpScreen, BookmarksScreen, NoteDialog, TagsDialog, LinkPicker)
+    owners = (
+        ReaderApp,
+        MainScreen,
+        ResultsList,
+        ReaderPane,
+        SearchBox,
+        HelpScreen,
+        BookmarksScreen,
+        NoteDialog,
+        TagsDialog,
+        LinkPicker,
+    )
     for owner in owners:
         for binding in owner.BINDINGS:
             for key in binding.key.split(","):

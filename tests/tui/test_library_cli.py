@@ -14,7 +14,10 @@ def run(capsys, *argv):
 
 def write_list(tmp_path, name, titles):
     path = tmp_path / name
-    records = [{"id": f"{name}-{i}", "title": title, "abstract": f"{title}. An abstract about {title.lower()}."} for i, title in enumerate(titles)]
+    records = [
+        {"id": f"{name}-{i}", "title": title, "abstract": f"{title}. An abstract about {title.lower()}."}
+        for i, title in enumerate(titles)
+    ]
     path.write_text(json.dumps(records), encoding="utf-8")
     return path
 
@@ -73,5 +76,5 @@ def test_a_list_damaged_after_adding_is_left_out_with_a_warning(tmp_path, capsys
     run(capsys, "add", str(path))
     copy = next((tmp_path / "xdg_data_home").rglob("good.json"))
     copy.write_bytes(b"\x00\x01binary")
-    code, out, err = run(capsys, "search", "graph")
+    code, _out, err = run(capsys, "search", "graph")
     assert code == 0 and "warning: left out" in err and "binary file" in err

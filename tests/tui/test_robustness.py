@@ -21,8 +21,19 @@ from tui.widgets.search_box import SearchBox
 
 QUITS = {"q", "ctrl+q", "ctrl+c"}
 BINDING_OWNERS = [
-    ReaderApp, MainScreen, BookmarksScreen, HelpScreen, Chooser, SavedSearches, NameDialog, NoteDialog, TagsDialog,
-    LinkPicker, ResultsList, ReaderPane, SearchBox,
+    ReaderApp,
+    MainScreen,
+    BookmarksScreen,
+    HelpScreen,
+    Chooser,
+    SavedSearches,
+    NameDialog,
+    NoteDialog,
+    TagsDialog,
+    LinkPicker,
+    ResultsList,
+    ReaderPane,
+    SearchBox,
 ]
 
 
@@ -71,7 +82,9 @@ async def test_every_key_on_an_empty_result_list(make_app, focus):
             if box.value != "qqzzxxyy":
                 box.value = "qqzzxxyy"
                 await settle(pilot, app)
-            {"search": box, "results": screen.query_one(ResultsList), "reader": screen.query_one(ReaderPane)}[focus].focus()
+            {"search": box, "results": screen.query_one(ResultsList), "reader": screen.query_one(ReaderPane)}[
+                focus
+            ].focus()
             await pilot.pause()
 
         await back_to()
@@ -117,7 +130,9 @@ async def test_tiny_terminals(make_app, size):
         await settle(pilot, app)
         await pilot.press(*"kv cache")
         await settle(pilot, app)
-        await pilot.press("enter", "enter", "j", "space", "escape", "B", "escape", "question_mark", "escape", "ctrl+t", "escape")
+        await pilot.press(
+            "enter", "enter", "j", "space", "escape", "B", "escape", "question_mark", "escape", "ctrl+t", "escape"
+        )
         await settle(pilot, app)
         assert_healthy(app)
         assert app.screen.query_one(ResultsList).paper_ids  # still searching and listing
@@ -139,7 +154,7 @@ async def test_resizing_while_typing(make_app):
 async def test_500_fast_keystrokes_end_on_the_last_query(make_app):
     app = make_app()
     rng = random.Random(7)
-    alphabet = "abcdefghijklmnopqrstuvwxyz      *~\"()-:"
+    alphabet = 'abcdefghijklmnopqrstuvwxyz      *~"()-:'
     typed = ""
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
@@ -164,15 +179,19 @@ async def test_500_fast_keystrokes_end_on_the_last_query(make_app):
 
 
 async def test_an_unwritable_cache_still_opens_and_searches_with_a_notice(tmp_path, monkeypatch):
-    from search.corpus import load_corpus
+    from search.corpus.loader import load_corpus
     from search.engine import SearchEngine
-    from search.store import UserStore
+    from search.user.store import UserStore
 
     blocker = tmp_path / "cache"
     blocker.write_text("a file where the cache dir should be")
     shown = []
     original = ReaderApp.notify
-    monkeypatch.setattr(ReaderApp, "notify", lambda self, message, *a, **k: shown.append(str(message)) or original(self, message, *a, **k))
+    monkeypatch.setattr(
+        ReaderApp,
+        "notify",
+        lambda self, message, *a, **k: shown.append(str(message)) or original(self, message, *a, **k),
+    )
     app = ReaderApp(SearchEngine(load_corpus(), blocker), store=UserStore())
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)

@@ -11,7 +11,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from search.models import Bookmark
+from search import Bookmark
 from tui.render import NAME_STYLE, counted, links_text
 from tui.screens.paper_actions import PAPER_BINDINGS, PaperActions, short_label
 from tui.widgets.header import AppHeader
@@ -59,8 +59,15 @@ def bookmark_text(bookmark: Bookmark) -> Text:
 
 def matches(bookmark: Bookmark, words: list[str]) -> bool:
     haystack = " ".join(
-        [bookmark.headline, bookmark.title or "", bookmark.name or "", bookmark.venue or "", bookmark.note,
-         " ".join(bookmark.tags), " ".join(bookmark.authors)]
+        [
+            bookmark.headline,
+            bookmark.title or "",
+            bookmark.name or "",
+            bookmark.venue or "",
+            bookmark.note,
+            " ".join(bookmark.tags),
+            " ".join(bookmark.authors),
+        ]
     ).casefold()
     return all(word in haystack for word in words)
 
@@ -99,7 +106,7 @@ class BookmarksScreen(PaperActions, Screen[str | None]):
         self.query_one("#bookmark-list", OptionList).focus()
 
     def reload(self, keep: str | None = None) -> None:
-        ok, bookmarks = self.store_call(lambda: self.store.bookmarks())
+        _ok, bookmarks = self.store_call(lambda: self.store.bookmarks())
         words = self.query_one("#bookmark-filter", Input).value.casefold().split()
         self.shown = [b for b in bookmarks or [] if matches(b, words)]
         options = self.query_one("#bookmark-list", OptionList)

@@ -11,7 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from search.store import StoreError, UserStore
+from search import StoreError, UserStore
 from tui.screens.dialogs import DIALOG_CSS
 
 
@@ -19,10 +19,15 @@ class Chooser(ModalScreen[str | None]):
     """Answers with the chosen value, or None when cancelled (esc)."""
 
     DEFAULT_CSS = DIALOG_CSS.format(name="Chooser") + "Chooser OptionList { height: auto; max-height: 20; }"
-    BINDINGS = [Binding("escape", "cancel", "Cancel"), *(Binding(str(n), f"pick({n})", show=False) for n in range(1, 10))]
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel"),
+        *(Binding(str(n), f"pick({n})", show=False) for n in range(1, 10)),
+    ]
     HELP = "1-9 or enter to choose · esc cancel"
 
-    def __init__(self, title: str, choices: list[tuple[Text | str, str]], empty: str = "Nothing to choose from.") -> None:
+    def __init__(
+        self, title: str, choices: list[tuple[Text | str, str]], empty: str = "Nothing to choose from."
+    ) -> None:
         super().__init__()
         self.title_text = title
         self.choices = choices
@@ -105,7 +110,10 @@ class NameDialog(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(Text(f"Save the search “{self.query_text}” as:", no_wrap=True, overflow="ellipsis"), classes="dialog-title")
+            yield Static(
+                Text(f"Save the search “{self.query_text}” as:", no_wrap=True, overflow="ellipsis"),
+                classes="dialog-title",
+            )
             yield Input(self.query_text[:40], id="name")
             yield Static(Text("enter save · esc cancel · a saved name is replaced"), classes="dialog-help")
 

@@ -11,7 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
-from search.models import Link
+from search import Link
 
 DIALOG_CSS = """
 {name} {{ align: center middle; }}
@@ -83,7 +83,10 @@ class LinkPicker(ModalScreen[Link | None]):
     """Choose one of a paper's numbered links: keys 1-9, or move and enter; esc cancels."""
 
     DEFAULT_CSS = DIALOG_CSS.format(name="LinkPicker") + "LinkPicker OptionList { height: auto; max-height: 20; }"
-    BINDINGS = [Binding("escape", "cancel", "Cancel"), *(Binding(str(n), f"pick({n})", show=False) for n in range(1, 10))]
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel"),
+        *(Binding(str(n), f"pick({n})", show=False) for n in range(1, 10)),
+    ]
 
     def __init__(self, title: str, links: tuple[Link, ...]) -> None:
         super().__init__()

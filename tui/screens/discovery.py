@@ -7,8 +7,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.binding import Binding
 
-from search.facets import split_facets, toggle
-from search.store import StoreError
+from search import StoreError, split_facets, toggle
 from tui.render import counted
 from tui.screens.choosers import Chooser, NameDialog, SavedSearches
 from tui.widgets.search_box import SearchBox

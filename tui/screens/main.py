@@ -15,11 +15,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, ProgressBar, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from search.describe import bookmark_of
-from search.engine import SearchEngine
-from search.facets import split_facets
-from search.models import Bookmark, Marks, SearchResult
-from search.store import StoreError
+from search import Bookmark, Marks, SearchEngine, SearchResult, StoreError, bookmark_of, split_facets
 from tui.messages import IndexFailed, IndexProgress, IndexReady, SearchFinished
 from tui.render import counted
 from tui.screens.discovery import DISCOVERY_BINDINGS, DiscoveryActions
@@ -73,7 +69,9 @@ class MainScreen(DiscoveryActions, PaperActions, Screen):
 
     def compose(self) -> ComposeResult:
         yield AppHeader()
-        yield SearchBox(placeholder="Search papers: words, \"phrases\", prefix*, fuzzy~, title:…, AND/OR/NOT", id="search")
+        yield SearchBox(
+            placeholder='Search papers: words, "phrases", prefix*, fuzzy~, title:…, AND/OR/NOT', id="search"
+        )
         yield Static(id="status")
         yield ProgressBar(id="progress", show_eta=False)
         with Horizontal(id="panes"):
@@ -144,7 +142,11 @@ class MainScreen(DiscoveryActions, PaperActions, Screen):
                 self.post_message(IndexFailed(f"{type(error).__name__}: {error}"))
             else:
                 self.notify(f"{type(error).__name__}: {error}", title="Search failed", severity="error", markup=False)
-        if event.worker.group == "search" and event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+        if event.worker.group == "search" and event.state in (
+            WorkerState.SUCCESS,
+            WorkerState.ERROR,
+            WorkerState.CANCELLED,
+        ):
             self._search_done()
 
     # -- search -------------------------------------------------------------------------------
@@ -212,9 +214,13 @@ class MainScreen(DiscoveryActions, PaperActions, Screen):
             what = f"{result.total:,} {noun} for “{query}”{shown}"
         self.query_one(AppHeader).show_sub_title(f"{self._lists_label()} · {what}")
         if result.corrected:
-            self._set_status(f"No matches for “{result.query}”. Did you mean “{result.corrected}”? Showing those results.")
+            self._set_status(
+                f"No matches for “{result.query}”. Did you mean “{result.corrected}”? Showing those results."
+            )
         elif not ids:
-            self._set_status(f"Nothing matches “{result.query}”. Try fewer or other words, a prefix like graph*, or fuzzy~.")
+            self._set_status(
+                f"Nothing matches “{result.query}”. Try fewer or other words, a prefix like graph*, or fuzzy~."
+            )
         elif result.notice:
             self._set_status(f"Hint: {result.notice}.")
         else:
@@ -229,7 +235,9 @@ class MainScreen(DiscoveryActions, PaperActions, Screen):
         # Until the index is open, rows come straight from the corpus (no markup conversion).
         row = self.engine.row(paper_id) if self.engine.ready else self.engine.quick_row(paper_id)
         return row_text(
-            row, self.engine.paper(paper_id).venue, terms,
+            row,
+            self.engine.paper(paper_id).venue,
+            terms,
             bookmarked=paper_id in self.bookmarked if self.bookmarked else None,
             opened=paper_id in self.opened,
         )

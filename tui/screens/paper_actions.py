@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 from textual.binding import Binding
 
-from search.describe import primary_link
-from search.export import bibtex_entry, markdown_citation
-from search.models import Bookmark, Link
-from search.store import StoreError, UserStore
+from search import Bookmark, Link, StoreError, UserStore, bibtex_entry, markdown_citation, primary_link
 from tui.clipboard import copy_text, open_url
 from tui.screens.dialogs import LinkPicker, NoteDialog, TagsDialog
 
@@ -147,7 +145,9 @@ class PaperActions:
     def open_in_browser(self, link: Link) -> None:
         problem = open_url(self.app, link.url)
         if problem:
-            self.notify(f"Could not open {link.url}: {problem}. Press y to copy it instead.", severity="warning", markup=False)
+            self.notify(
+                f"Could not open {link.url}: {problem}. Press y to copy it instead.", severity="warning", markup=False
+            )
         else:
             self.notify(f"Opened {link.url}", markup=False, timeout=3)
 

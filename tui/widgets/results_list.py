@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from rich.style import Style
 from rich.text import Text
@@ -11,14 +11,16 @@ from textual.geometry import Size
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from search.engine import Row
+from search import Row
 from tui.render import headline_text
 
 CODE_MARKER = "◆"
 BOOKMARK_MARKER = "★"
 
 
-def row_text(row: Row, venue: str | None, terms: Iterable[str] = (), bookmarked: bool | None = None, opened: bool = False) -> Text:
+def row_text(
+    row: Row, venue: str | None, terms: Iterable[str] = (), bookmarked: bool | None = None, opened: bool = False
+) -> Text:
     """One result row: markers, the venue and the headline with its name highlighted.
 
     `bookmarked` is None when there are no bookmarks at all (no column); opened papers are dimmed."""

@@ -1,0 +1,69 @@
+"""BibTeX files (bibtexparser): entries with an abstract; titles and names have their LaTeX converted."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from search.corpus.formats import common
+from search.corpus.formats.common import CorpusError
+from search.models import Paper
+
+_ENTRY = re.compile(r"^\s*@[A-Za-z]+\s*[{(]", re.M)
+_AND = re.compile(r"\s+and\s+", re.I)
+
+
+def looks_like_bibtex(text: str) -> bool:
+    return _ENTRY.search(text[:20000]) is not None
+
+
+def parse_bibtex(path: Path, text: str) -> tuple[list[Paper], int, str | None]:
+    import bibtexparser  # only paid for when a BibTeX file is loaded
+
+    try:
+        library = bibtexparser.parse_string(text)
+    except Exception as error:  # noqa: BLE001 - the parser's errors vary; the user needs one line
+        raise CorpusError(f"{path}: unreadable BibTeX ({type(error).__name__})") from None
+    venue_default = common.venue_from_filename(path)
+    candidates = (_paper(entry.key, _fields(entry), path, venue_default) for entry in library.entries)
+    return common.collect(path, candidates, "BibTeX entries", venue_default, skipped=len(library.failed_blocks))
+
+
+def _fields(entry) -> dict[str, str]:
+    return {name.lower(): field.value for name, field in entry.fields_dict.items() if isinstance(field.value, str)}
+
+
+def _paper(key: str, fields: dict[str, str], path: Path, venue_default: str | None) -> Paper | None:
+    abstract = fields.get("abstract", "").strip()
+    if not abstract:
+        return None
+    venue = common.from_latex(fields.get("booktitle") or fields.get("journal") or fields.get("venue")) or venue_default
+    paper_year = common.year(fields.get("year")) or common.year_of(venue)
+    doi, eprint, url = fields.get("doi"), fields.get("eprint"), common.text(fields.get("url"))
+    site = (
+        url
+        or (f"https://doi.org/{doi.strip()}" if doi else None)
+        or (f"https://arxiv.org/abs/{eprint.strip()}" if eprint else None)
+    )
+    return Paper(
+        id=common.text(key) or common.stable_id(abstract),
+        abstract=abstract,
+        venue=common.venue_with_year(venue, paper_year),
+        title=common.from_latex(fields.get("title")),
+        authors=tuple(name for name in (_person(part) for part in _AND.split(fields.get("author", ""))) if name),
+        keywords=common.names(common.from_latex(fields.get("keywords")) or "", ";,"),
+        year=paper_year,
+        site=site,
+        pdf=common.text(fields.get("pdf")),
+        github=common.text(fields.get("github") or fields.get("code")),
+        source=str(path),
+    )
+
+
+def _person(name: str) -> str | None:
+    """`Last, First` -> `First Last`, with LaTeX accents converted."""
+    plain = common.from_latex(name)
+    if plain and plain.count(",") == 1:
+        last, first = (part.strip() for part in plain.split(","))
+        plain = f"{first} {last}".strip()
+    return plain

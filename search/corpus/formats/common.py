@@ -1,0 +1,125 @@
+"""What every corpus format shares: the error type and turning loose field values into Paper fields."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from search.errors import CorpusError
+from search.models import Paper
+from search.text.sanitize import sanitize, sanitize_line
+
+_VENUE_NAMES = {"nips": "NeurIPS", "neurips": "NeurIPS", "colm": "COLM", "www": "WWW"}
+_VENUE_YEAR = re.compile(r"\b([A-Za-z]{2,12})[\s_\-']*((?:19|20)\d\d)\b")
+_FILENAME_VENUE = re.compile(r"^([A-Za-z]{2,12})[_\-]?((?:19|20)\d\d)")
+STATUSES = ("oral", "spotlight", "poster")
+
+
+def collect(path: Path, candidates: Iterable[Paper | None], what: str, venue_default: str | None, skipped: int = 0):
+    """(papers, how many were skipped, the file's venue) from a format's candidates, None for an
+    entry without an abstract. A file with no paper at all is an error."""
+    papers: list[Paper] = []
+    for paper in candidates:
+        if paper is None:
+            skipped += 1
+        else:
+            papers.append(paper)
+    if not papers:
+        raise CorpusError(f"{path}: no {what} with an abstract ({skipped} skipped)")
+    venues = {paper.venue for paper in papers if paper.venue}
+    return papers, skipped, venues.pop() if len(venues) == 1 else venue_default
+
+
+def stable_id(abstract: str) -> str:
+    """A short hash of the abstract with whitespace and case folded: survives reloads and reordering."""
+    normalised = " ".join(sanitize(abstract).split()).casefold()
+    return hashlib.sha256(normalised.encode("utf-8")).hexdigest()[:12]
+
+
+_LATEX = re.compile(r"[\\$]")
+
+
+def title(value: Any) -> str | None:
+    """A title as one line of plain text: LaTeX in it ("Top-$k$", "Schr\\"odinger") is converted."""
+    plain = text(value)
+    return from_latex(plain) if plain and _LATEX.search(plain) else plain
+
+
+def from_latex(value: Any) -> str | None:
+    """LaTeX source (braces, accents, math) as one line of plain text."""
+    plain = text(value)
+    if not plain:
+        return None
+    from search.text.markup import convert  # only fields written in LaTeX need the converter
+
+    return text(convert(plain).text)
+
+
+def text(value: Any) -> str | None:
+    """A one-line string from a scalar field, or None."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        value = str(value)
+    if not isinstance(value, str):
+        return None
+    value = sanitize_line(value)
+    return value or None
+
+
+def year(value: Any) -> int | None:
+    try:
+        number = int(str(value).strip())
+    except (TypeError, ValueError):
+        return None
+    return number if 1900 <= number <= 2200 else None
+
+
+def names(value: Any, separators: str = ";") -> tuple[str, ...]:
+    """Author or keyword names from a list (of strings or {"name": ...}) or a separated string."""
+    if isinstance(value, str):
+        parts: Iterable[Any] = re.split(f"[{re.escape(separators)}]", value)
+    elif isinstance(value, list):
+        parts = value
+    else:
+        return ()
+    found = (text(part.get("name") if isinstance(part, dict) else part) for part in parts)
+    return tuple(name for name in found if name)
+
+
+def status_of(*values: str | None) -> str | None:
+    """oral / spotlight / poster, when one of the values says so (a decision, a venue, a track)."""
+    for value in values:
+        lowered = (value or "").lower()
+        for status in STATUSES:
+            if status in lowered:
+                return status
+    return None
+
+
+def venue_with_year(venue: str | None, paper_year: int | None) -> str | None:
+    if venue and paper_year and str(paper_year) not in venue:
+        return f"{venue} {paper_year}"
+    return venue
+
+
+def venue_from_text(header: str) -> str | None:
+    match = _VENUE_YEAR.search(header)
+    return _venue(match.group(1), match.group(2)) if match else sanitize_line(header) or None
+
+
+def venue_from_filename(path: Path) -> str | None:
+    match = _FILENAME_VENUE.match(path.stem)
+    return _venue(match.group(1), match.group(2)) if match else None
+
+
+def year_of(venue: str | None) -> int | None:
+    match = re.search(r"(?:19|20)\d\d", venue or "")
+    return int(match.group()) if match else None
+
+
+def _venue(name: str, year_text: str) -> str:
+    return f"{_VENUE_NAMES.get(name.lower(), name.upper())} {year_text}"

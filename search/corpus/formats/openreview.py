@@ -1,0 +1,63 @@
+"""OpenReview notes, as the API returns them from /notes (v2: `content.<field>.value`; v1: plain values)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from search.corpus.formats import common
+from search.models import Paper
+
+FORUM = "https://openreview.net/forum?id="
+_GITHUB = re.compile(r"https?://github\.com/[^\s\"'<>)\]]+")
+
+
+def is_note(record: dict[str, Any]) -> bool:
+    return isinstance(record.get("content"), dict) and (
+        "forum" in record or "invitations" in record or "invitation" in record or "id" in record
+    )
+
+
+def paper_from_note(note: dict[str, Any], path: Path, venue_default: str | None) -> Paper | None:
+    content = note["content"]
+
+    def field(name: str) -> Any:
+        value = content.get(name)
+        return value.get("value") if isinstance(value, dict) else value
+
+    abstract = field("abstract")
+    if not isinstance(abstract, str) or not abstract.strip():
+        return None
+    forum = common.text(note.get("forum")) or common.text(note.get("id"))
+    venue_text = common.text(field("venue"))  # "ICLR 2025 Oral", "Submitted to ICLR 2025"
+    decision = common.text(field("decision"))
+    status = common.status_of(decision, venue_text)
+    venue = _venue(venue_text) or venue_default
+    paper_year = common.year_of(venue)
+    pdf = common.text(field("pdf"))
+    code = " ".join(str(field(name) or "") for name in ("code", "github", "abstract"))
+    github = _GITHUB.search(code)
+    return Paper(
+        id=forum or common.stable_id(abstract),
+        abstract=abstract.strip(),
+        venue=venue,
+        title=common.title(field("title")),
+        authors=common.names(field("authors")),
+        keywords=common.names(field("keywords"), ";,"),
+        status=status.capitalize() if status else decision,
+        year=paper_year,
+        site=FORUM + forum if forum else None,
+        pdf=f"https://openreview.net{pdf}" if pdf and pdf.startswith("/") else pdf,
+        github=github.group().rstrip(".,;") if github else None,
+        source=str(path),
+    )
+
+
+def _venue(value: str | None) -> str | None:
+    """ "ICLR 2025 Oral" -> "ICLR 2025"; "Submitted to ICLR 2025" -> "ICLR 2025"."""
+    if not value:
+        return None
+    value = re.sub(r"^(?:Submitted to|Under review (?:at|as a conference paper at))\s+", "", value, flags=re.I)
+    value = re.sub(r"\s+(?:oral|spotlight|poster|notable[\w -]*|top[\w -]*%?)$", "", value, flags=re.I)
+    return value.strip() or None

@@ -1,0 +1,84 @@
+"""JSON and JSON Lines paper records (paperlists style: id, title, abstract, author, status, site, ...)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from search.corpus.formats import common
+from search.corpus.formats.common import CorpusError
+from search.corpus.formats.openreview import is_note, paper_from_note
+from search.models import Paper
+
+_WRAPPERS = ("papers", "notes", "records", "items", "data")
+
+
+def parse_json(path: Path, text: str) -> tuple[list[Paper], int, str | None]:
+    records = _records(path, text)
+    venue_default = common.venue_from_filename(path)
+    return common.collect(path, (_paper(record, path, venue_default) for record in records), "records", venue_default)
+
+
+def _paper(record: Any, path: Path, venue_default: str | None) -> Paper | None:
+    if not isinstance(record, dict):
+        return None
+    if is_note(record):
+        return paper_from_note(record, path, venue_default)
+    return paper_from_record(record, path, venue_default)
+
+
+def paper_from_record(record: dict[str, Any], path: Path, venue_default: str | None) -> Paper | None:
+    """A paper from a flat record; None without an abstract."""
+    abstract = record.get("abstract")
+    if not isinstance(abstract, str) or not abstract.strip():
+        return None
+    venue = common.text(record.get("venue")) or common.text(record.get("conference")) or venue_default
+    paper_year = common.year(record.get("year")) or common.year_of(venue)
+    status = common.text(record.get("status"))
+    return Paper(
+        id=common.text(record.get("id")) or common.stable_id(abstract),
+        abstract=abstract.strip(),
+        venue=common.venue_with_year(venue, paper_year),
+        title=common.title(record.get("title")),
+        authors=common.names(record.get("authors", record.get("author"))),
+        keywords=common.names(record.get("keywords")),
+        status=status,
+        track=common.text(record.get("track")),
+        year=paper_year,
+        site=common.text(record.get("site")) or common.text(record.get("url")),
+        pdf=common.text(record.get("pdf")),
+        github=common.text(record.get("github")),
+        project=common.text(record.get("project")),
+        source=str(path),
+    )
+
+
+def _records(path: Path, text: str) -> list[Any]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as first_error:
+        data = _json_lines(path, text, first_error)
+    if isinstance(data, dict):
+        for key in _WRAPPERS:
+            if isinstance(data.get(key), list):
+                return data[key]
+        if "abstract" in data or is_note(data):
+            return [data]
+        raise CorpusError(f"{path}: JSON object has no list of papers (expected one of: {', '.join(_WRAPPERS)})")
+    if not isinstance(data, list):
+        raise CorpusError(f"{path}: JSON must be a list of paper records, not {type(data).__name__}")
+    return data
+
+
+def _json_lines(path: Path, text: str, first_error: json.JSONDecodeError) -> list[Any]:
+    records = []
+    for number, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            where = f"line {first_error.lineno}" if not records else f"line {number}"
+            raise CorpusError(f"{path}: malformed JSON at {where}") from None
+    return records

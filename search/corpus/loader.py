@@ -1,0 +1,100 @@
+"""Corpus files -> Papers: read a set of files (any supported format), merge them, drop duplicates."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from importlib import resources
+from pathlib import Path
+
+from search.corpus.formats import CorpusError, parse
+from search.corpus.formats.common import stable_id
+from search.models import Paper
+
+__all__ = ["MAX_CORPUS_BYTES", "Corpus", "CorpusError", "bundled_paths", "load_corpus", "stable_id"]
+
+MAX_CORPUS_BYTES = 64 * 1024 * 1024
+"""Larger files are refused with a clear message rather than read into memory."""
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """Papers from one or more files, in corpus order, with counts of what was left out."""
+
+    name: str
+    papers: tuple[Paper, ...]
+    sources: tuple[str, ...]
+    skipped: int = 0
+    """Records without an abstract."""
+    duplicates: int = 0
+    """Papers whose id was already loaded (kept once)."""
+    problems: tuple[str, ...] = ()
+    """Files left out because they could not be loaded (only with skip_broken)."""
+
+
+def bundled_paths() -> list[Path]:
+    """The ICLR 2025 list files shipped in assets/."""
+    folder = resources.files("assets")
+    return sorted(Path(str(entry)) for entry in folder.iterdir() if entry.name.endswith(".txt"))
+
+
+def load_corpus(paths: Sequence[str | Path] | None = None, skip_broken: bool = False) -> Corpus:
+    """Load and merge corpus files (default: the bundled list). Raises CorpusError; with
+    `skip_broken`, a file that cannot be loaded is left out and named in `problems` instead
+    (unless none can be loaded)."""
+    files = [Path(p) for p in paths] if paths else bundled_paths()
+    papers: list[Paper] = []
+    seen: set[str] = set()
+    skipped = duplicates = 0
+    venues: list[str] = []
+    problems: list[str] = []
+    loaded: list[Path] = []
+    for path in files:
+        try:
+            parsed = parse(path, _read_text(path))
+        except CorpusError as error:
+            if not skip_broken:
+                raise
+            problems.append(str(error))
+            continue
+        loaded.append(path)
+        skipped += parsed.skipped
+        if parsed.venue and parsed.venue not in venues:
+            venues.append(parsed.venue)
+        for paper in parsed.papers:
+            if paper.id in seen:
+                duplicates += 1
+                continue
+            seen.add(paper.id)
+            papers.append(replace(paper, position=len(papers)))
+    if not loaded:
+        raise CorpusError(problems[0])
+    files = loaded
+    names = venues or [p.stem for p in files]
+    name = ", ".join(names) if len(names) <= 3 else f"{names[0]}, {names[1]} and {len(names) - 2} more"
+    return Corpus(name, tuple(papers), tuple(str(p) for p in files), skipped, duplicates, tuple(problems))
+
+
+def _read_text(path: Path) -> str:
+    try:
+        if path.is_dir():
+            raise CorpusError(f"{path}: is a directory, not a corpus file")
+        size = path.stat().st_size
+        if size > MAX_CORPUS_BYTES:
+            raise CorpusError(f"{path}: {size / 1e6:.0f} MB is larger than the {MAX_CORPUS_BYTES // 2**20} MiB limit")
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise CorpusError(f"{path}: no such file") from None
+    except PermissionError:
+        raise CorpusError(f"{path}: permission denied") from None
+    except OSError as error:
+        raise CorpusError(f"{path}: cannot read ({error.strerror or error})") from None
+    if b"\x00" in data[:4096]:
+        raise CorpusError(f"{path}: binary file, not a text corpus")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise CorpusError(f"{path}: not UTF-8 text (bad byte at offset {error.start})") from None
+    if not text.strip():
+        raise CorpusError(f"{path}: empty file")
+    return text.replace("\r\n", "\n").replace("\r", "\n")

@@ -1,0 +1,23 @@
+"""The Whoosh schema. Bump SCHEMA_VERSION whenever fields or analysis change: indexes rebuild."""
+
+from __future__ import annotations
+
+from whoosh.fields import ID, Schema
+
+from search.index.analysis import FastText
+
+SCHEMA_VERSION = 9
+"""9: the codec and analysis moved into search.index, and Whoosh pickles their module paths."""
+
+
+def build_schema() -> Schema:
+    # Only ids are stored: result-list rows and the spelling vocabulary are side files (index.py),
+    # abstracts are served from memory.
+    return Schema(
+        id=ID(stored=True, unique=True, sortable=True),
+        name=FastText(field_boost=3.0),
+        title=FastText(field_boost=2.0),
+        abstract=FastText(),
+        authors=FastText(stemmed=False, field_boost=1.5),
+        keywords=FastText(field_boost=1.5),
+    )  # venue: is a filter over the loaded papers (search/facets.py), not a searched field

@@ -1,0 +1,244 @@
+"""Open the Whoosh index for a corpus, or build it in a temporary directory and swap it in atomically."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from whoosh import index as whoosh_index
+from whoosh.filedb.filestore import RamStorage
+
+from search import __version__
+from search.errors import IndexCancelled
+from search.index.codec import codec
+from search.index.schema import SCHEMA_VERSION, build_schema
+from search.models import Paper
+from search.text.describe import Description
+from search.text.mathtext import searchable
+
+Progress = Callable[[int, int], None]
+"""Called as on_progress(done, total) while building."""
+
+
+class Descriptions(Sequence[Description]):
+    """Papers described on demand, so markup conversion is part of the build's reported progress."""
+
+    def __init__(self, papers: Sequence[Paper], describe: Callable[[Paper], Description]) -> None:
+        self._papers = papers
+        self._describe = describe
+
+    def __len__(self) -> int:
+        return len(self._papers)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        return self._describe(self._papers[index])
+
+
+@dataclass(frozen=True)
+class IndexLocation:
+    """Where one corpus file's index lives: <cache>/index/<file>-<content>."""
+
+    root: Path
+    set_key: str
+    content_key: str
+
+    @property
+    def path(self) -> Path:
+        return self.root / f"{self.set_key}-{self.content_key}"
+
+
+def _source_key(source: str) -> str:
+    return hashlib.sha256(os.path.abspath(source).encode("utf-8", "surrogatepass")).hexdigest()[:10]
+
+
+def forget(root: Path, source: str) -> None:
+    """Delete every index built for this corpus file (it was removed)."""
+    prefix = _source_key(source) + "-"
+    for entry in root.iterdir() if root.is_dir() else ():
+        if entry.name.lstrip(".").startswith(prefix):
+            shutil.rmtree(entry, ignore_errors=True)
+
+
+def locate(root: Path, source: str, papers: Sequence[Paper]) -> IndexLocation:
+    """The index directory for one file's papers; any change of content, schema or version moves it.
+
+    Each corpus file has its own index (a shard), so adding or changing one list re-indexes only it."""
+    set_hash = _source_key(source)
+    content = hashlib.sha256(f"{SCHEMA_VERSION}\0{__version__}".encode())
+    for paper in papers:
+        for value in (
+            paper.id,
+            paper.abstract,
+            paper.title or "",
+            paper.venue or "",
+            *paper.authors,
+            "\1",
+            *paper.keywords,
+        ):
+            content.update(value.encode("utf-8", "surrogatepass"))
+            content.update(b"\0")
+    return IndexLocation(root, set_hash, content.hexdigest()[:16])
+
+
+@dataclass(frozen=True)
+class OpenIndex:
+    """An open Whoosh index plus its side data, read without touching Whoosh's stored fields."""
+
+    ix: object
+    rows: dict[str, tuple[str | None, str, bool]]
+    """paper id -> (name, headline, has_code): the result list, without markup conversion."""
+    words: list[str]
+    """Sorted vocabulary of the plain texts, for spelling correction and completing typed words."""
+    counts: list[int]
+    """In how many papers each word of `words` occurs."""
+
+
+ROWS_FILE = "rows.json"
+WORDS_FILE = "words.txt"
+MANIFEST_FILE = "manifest.json"
+"""Every file of a finished build with its size: a file deleted or cut short means a rebuild."""
+_WORD = re.compile(r"[^\W\d_]{3,}")
+
+
+def open_existing(location: IndexLocation) -> OpenIndex | None:
+    """The index if a complete one exists for exactly this content, else None."""
+    if not location.path.is_dir():
+        return None
+    try:
+        if not _complete(location.path):
+            return None
+        ix = whoosh_index.open_dir(str(location.path))
+        with ix.searcher() as searcher:
+            searcher.doc_count()
+        rows = json.loads((location.path / ROWS_FILE).read_text(encoding="utf-8"))
+        fields = (location.path / WORDS_FILE).read_text(encoding="utf-8").split()  # word, count, word, ...
+        if len(fields) % 2:
+            return None
+        return OpenIndex(ix, {key: tuple(row) for key, row in rows.items()}, fields[0::2], list(map(int, fields[1::2])))
+    except Exception:  # noqa: BLE001 - a damaged index is rebuilt, never trusted
+        return None
+
+
+def build(
+    location: IndexLocation,
+    descriptions: Descriptions,
+    on_progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+    procs: int = 1,
+) -> OpenIndex:
+    """Build into a sibling temp dir, then rename it into place so readers never see half an index.
+
+    procs=2 uses Whoosh's two-process writer: only from a process that runs no threads (build.py)."""
+    location.root.mkdir(parents=True, exist_ok=True)
+    temporary = Path(tempfile.mkdtemp(prefix=f".{location.path.name}.", dir=location.root))
+    try:
+        ix = whoosh_index.create_in(str(temporary), build_schema())
+        rows, vocabulary = _fill(ix, descriptions, on_progress, cancel, procs)
+        ix.close()
+        (temporary / ROWS_FILE).write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
+        words = "".join(f"{word}\t{count}\n" for word, count in sorted(vocabulary.items()))
+        (temporary / WORDS_FILE).write_text(words, encoding="utf-8")
+        _write_manifest(temporary)
+        _swap_in(temporary, location)
+    except BaseException:
+        shutil.rmtree(temporary, ignore_errors=True)
+        raise
+    _remove_stale(location)
+    return _opened(whoosh_index.open_dir(str(location.path)), rows, vocabulary)
+
+
+def _write_manifest(folder: Path) -> None:
+    sizes = {
+        entry.name: entry.stat().st_size
+        for entry in folder.iterdir()
+        if entry.is_file() and not entry.name.endswith("LOCK")
+    }
+    (folder / MANIFEST_FILE).write_text(json.dumps(sizes, sort_keys=True), encoding="utf-8")
+
+
+def _complete(folder: Path) -> bool:
+    """Every file the build wrote is still there, at its full size (cheap: one stat per file)."""
+    try:
+        sizes = json.loads((folder / MANIFEST_FILE).read_text(encoding="utf-8"))
+        return isinstance(sizes, dict) and all((folder / name).stat().st_size == size for name, size in sizes.items())
+    except (OSError, ValueError, TypeError):
+        return False
+
+
+def _swap_in(temporary: Path, location: IndexLocation) -> None:
+    """Rename the finished build into place; a damaged index already there is moved aside first."""
+    try:
+        os.rename(temporary, location.path)
+        return
+    except OSError:
+        if open_existing(location) is not None:  # another process finished the same build first
+            shutil.rmtree(temporary, ignore_errors=True)
+            return
+    damaged = location.root / f".{location.path.name}.damaged-{os.getpid()}"
+    os.rename(location.path, damaged)
+    os.rename(temporary, location.path)
+    shutil.rmtree(damaged, ignore_errors=True)
+
+
+def build_in_memory(descriptions: Descriptions, on_progress: Progress | None = None, cancel=None) -> OpenIndex:
+    """An index that lives only in RAM: used when the cache dir cannot be written."""
+    ix = RamStorage().create_index(build_schema())
+    rows, vocabulary = _fill(ix, descriptions, on_progress, cancel)
+    return _opened(ix, rows, vocabulary)
+
+
+def _opened(ix, rows: dict[str, tuple[str | None, str, bool]], vocabulary: Counter[str]) -> OpenIndex:
+    words = sorted(vocabulary)
+    return OpenIndex(ix, rows, words, [vocabulary[word] for word in words])
+
+
+def _fill(ix, descriptions: Descriptions, on_progress: Progress | None, cancel, procs: int = 1):
+    """Add every paper; returns the result-list rows and each word's number of papers."""
+    writer = ix.writer(limitmb=512, procs=procs, multisegment=procs > 1, compound=False, codec=codec())
+    total = len(descriptions)
+    rows: dict[str, tuple[str | None, str, bool]] = {}
+    vocabulary: Counter[str] = Counter()
+    try:
+        for done, description in enumerate(descriptions, 1):
+            if cancel is not None and cancel.is_set():
+                raise IndexCancelled
+            paper = description.paper
+            text = searchable(description.rendered.text)
+            writer.add_document(
+                id=paper.id,
+                name=description.name or "",
+                title=paper.title or "",
+                abstract=text,
+                authors=" ; ".join(paper.authors),
+                keywords=" ; ".join(paper.keywords),
+            )
+            rows[paper.id] = (description.name, description.headline, description.has_code)
+            vocabulary.update(set(_WORD.findall(f"{paper.title or ''} {text}".lower())))
+            if on_progress is not None and (done % 100 == 0 or done == total):
+                on_progress(done, total)
+        writer.commit()
+    except BaseException:
+        writer.cancel()
+        raise
+    return rows, vocabulary
+
+
+def _remove_stale(location: IndexLocation) -> None:
+    """Older builds of the same corpus set, and temp dirs abandoned by killed builds, are not needed."""
+    now = time.time()
+    for entry in location.root.iterdir():
+        if entry == location.path or not entry.name.lstrip(".").startswith(location.set_key + "-"):
+            continue
+        abandoned = entry.name.startswith(".") and now - entry.stat().st_mtime > 3600
+        if abandoned or not entry.name.startswith("."):
+            shutil.rmtree(entry, ignore_errors=True)

@@ -1,0 +1,5 @@
+"""Queries: parsing the query language, spelling correction, facets (filters and sort), ranking
+from cached per-term scores, related papers and highlighting.
+
+Imports search.models, search.index (analysis) and Whoosh; never user data or the interface.
+"""

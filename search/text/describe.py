@@ -1,0 +1,117 @@
+"""What the interface shows for a paper besides its abstract: name, headline and links."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from urllib.parse import quote_plus
+
+from search.models import Bookmark, Link, Paper, Rendered
+from search.text.links import safe_link
+from search.text.markup import convert
+from search.text.names import detect_name
+from search.text.sanitize import sanitize
+
+HEADLINE_CHARS = 110
+_SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bal)(?<!\bvs)[.!?](?=\s|$)")
+
+
+@dataclass(frozen=True, slots=True)
+class Description:
+    """A paper with everything derived from it for display."""
+
+    paper: Paper
+    rendered: Rendered
+    name: str | None
+    headline: str
+    links: tuple[Link, ...]
+
+    @property
+    def has_code(self) -> bool:
+        return any(link.kind == "code" for link in self.links)
+
+
+def describe(paper: Paper) -> Description:
+    rendered = convert(paper.abstract)
+    name = detect_name(rendered)
+    return Description(paper, rendered, name, headline(paper, rendered.text, name), paper_links(paper, rendered, name))
+
+
+def quick_headline(paper: Paper) -> str:
+    """A headline without markup conversion, for the moments before the index has stored the real one."""
+    return paper.title or cut(" ".join(sanitize(paper.abstract).split()), HEADLINE_CHARS)
+
+
+def headline(paper: Paper, plain: str, name: str | None) -> str:
+    """The title when the corpus has one, else the name plus the first sentence, cut at a word."""
+    if paper.title:
+        return paper.title
+    match = _SENTENCE_END.search(plain)
+    sentence = plain[: match.start()] if match else plain
+    sentence = cut(" ".join(sentence.split()), HEADLINE_CHARS)
+    return f"{name}: {sentence}" if name else sentence
+
+
+def cut(text: str, limit: int) -> str:
+    """Shorten text to at most `limit` characters at a word boundary, marking the cut with '…'."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    if " " in head:
+        head = head[: head.rindex(" ")]
+    return head.rstrip(",;:- ") + "…"
+
+
+def paper_links(paper: Paper, rendered: Rendered, name: str | None) -> tuple[Link, ...]:
+    """Links from the abstract, then the record's own, then web searches that always exist."""
+    candidates = [
+        *rendered.links,
+        safe_link("code", paper.github, "code"),
+        safe_link("project page", paper.project, "project"),
+        safe_link("paper page", paper.site, "paper"),
+        safe_link("PDF", paper.pdf, "pdf"),
+    ]
+    query = paper.title or " ".join(filter(None, [name, " ".join(rendered.text.split()[:12])]))
+    encoded = quote_plus(query)
+    candidates.append(Link("Google Scholar search", f"https://scholar.google.com/scholar?q={encoded}", "search"))
+    candidates.append(
+        Link(
+            "OpenReview search",
+            f"https://openreview.net/search?term={encoded}&content=all&group=all&source=all",
+            "search",
+        )
+    )
+    links: list[Link] = []
+    seen: set[str] = set()
+    for link in candidates:
+        if link is not None and link.url not in seen:
+            seen.add(link.url)
+            links.append(link)
+    return tuple(links)
+
+
+def bookmark_of(description: Description) -> Bookmark:
+    """What the user store keeps of a paper when it is bookmarked."""
+    paper = description.paper
+    return Bookmark(
+        paper_id=paper.id,
+        headline=description.headline,
+        venue=paper.venue,
+        name=description.name,
+        title=paper.title,
+        authors=paper.authors,
+        year=paper.year,
+        links=description.links,
+        abstract=description.rendered.text,
+        abstract_hash=hashlib.sha256(paper.abstract.encode("utf-8", "surrogatepass")).hexdigest()[:16],
+    )
+
+
+def primary_link(links: tuple[Link, ...]) -> Link:
+    """Code or project page from the abstract or record, else the paper page, else a search."""
+    for kinds in (("code", "project"), ("paper", "pdf"), ("search",)):
+        for link in links:
+            if link.kind in kinds:
+                return link
+    return links[0]
