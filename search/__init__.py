@@ -10,7 +10,7 @@ __version__ = "0.1.0"
 from search import paths
 from search.corpus.library import BUNDLED_LIST, AddedList, Library
 from search.corpus.loader import MAX_CORPUS_BYTES, Corpus, bundled_paths, load_corpus
-from search.engine import IndexStatus, Row, SearchEngine
+from search.engine import Row, SearchEngine
 from search.errors import (
     BookmarkImportError,
     CorpusError,
@@ -20,7 +20,8 @@ from search.errors import (
     StoreError,
     UnknownPaper,
 )
-from search.index.shard import forget as forget_index
+from search.index.lifecycle import IndexStatus
+from search.index.lifecycle import forget as forget_index
 from search.models import (
     Bookmark,
     Hit,
@@ -35,7 +36,7 @@ from search.models import (
 )
 from search.query.facets import Facets, split_facets, toggle
 from search.query.highlight import term_ranges
-from search.text.describe import Description, bookmark_of, primary_link
+from search.text.describe import Description, bookmark_of, display_label, primary_link
 from search.text.markup import convert
 from search.user.export import FORMATS, bibtex_entry, export, markdown_citation, parse_json_export, write_atomic
 from search.user.store import UserStore
@@ -73,6 +74,7 @@ __all__ = [
     "bookmark_of",
     "bundled_paths",
     "convert",
+    "display_label",
     "export",
     "forget_index",
     "link_records",

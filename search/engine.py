@@ -4,23 +4,24 @@ from __future__ import annotations
 
 import re
 import threading
-from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from search import paths
-from search.corpus.formats.common import status_of
 from search.corpus.library import list_name
 from search.corpus.loader import Corpus, load_corpus
 from search.errors import UnknownPaper
-from search.index import children
-from search.index import shard as index_module
+from search.index.lifecycle import IndexStatus, ShardedIndex
+from search.index.shard import Progress
 from search.models import Hit, Marks, Paper, SearchResult
 from search.query.facets import Facets, facet_tokens, split_facets
+from search.query.filters import Filters
 from search.query.runner import QueryRunner
 from search.text.describe import Description, describe, quick_headline
+
+__all__ = ["IndexStatus", "Row", "SearchEngine", "UnknownPaper"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,8 +33,6 @@ class Row:
     has_code: bool
 
 
-CHILD_BUILD_MIN_PAPERS = 3000
-"""From this many papers to index, shards are built by child processes (see search/children.py)."""
 RELATED_LIMIT = 30
 """How many related papers `related:ID` lists."""
 
@@ -45,21 +44,6 @@ def _joined(notes: list[str]) -> str | None:
     return "; ".join(notes) if notes else None
 
 
-@dataclass(frozen=True)
-class IndexStatus:
-    """What ensure_index did: built (any shard) or reused, where, and any notice for the user."""
-
-    built: bool
-    paths: tuple[Path, ...] = ()
-    """One index directory per corpus file; empty when the index lives only in memory."""
-    notice: str | None = None
-
-    @property
-    def path(self) -> Path | None:
-        """The folder holding the shards, or None when the index lives in memory."""
-        return self.paths[0].parent if self.paths else None
-
-
 class SearchEngine:
     """Papers in memory, an on-disk Whoosh index (rebuilt only when its content changes), queries."""
 
@@ -69,14 +53,20 @@ class SearchEngine:
         self.by_id = {paper.id: paper for paper in corpus.papers}
         self._cache_dir = cache_dir
         self._runner: QueryRunner | None = None
-        self._locations: tuple[index_module.IndexLocation, ...] = ()
+        self._index: ShardedIndex | None = None
         self._lock = threading.Lock()
         self._stored_rows: dict[str, Row] = {}
         self.describe = lru_cache(maxsize=None)(self._describe)
         self._list_of = lru_cache(maxsize=None)(list_name)
         self._lists: list[str] | None = None
         self._with_papers: set[str] | None = None
-        self._filters: dict[tuple, tuple[frozenset[str], list[str]]] = {}
+        self._filters = Filters(
+            self.papers,
+            lambda: self.lists,
+            lambda paper: self._list_of(paper.source),
+            lambda paper_id: self.row(paper_id).headline,
+            lambda paper_id: self.row(paper_id).has_code,
+        )
 
     @classmethod
     def from_paths(cls, paths_: Sequence[str | Path] | None = None, skip_broken: bool = False) -> SearchEngine:
@@ -123,55 +113,22 @@ class SearchEngine:
         return self._runner is not None
 
     def ensure_index(
-        self, on_progress=None, cancel: threading.Event | None = None, rebuild: bool = False
+        self, on_progress: Progress | None = None, cancel: threading.Event | None = None, rebuild: bool = False
     ) -> IndexStatus:
         """Open each corpus file's index, building the ones that are missing, stale or damaged."""
         with self._lock:
             root = (self._cache_dir or paths.cache_dir()) / "index"
-            shards = self._shards()
-            locations = tuple(index_module.locate(root, source, papers) for source, papers in shards)
-            if self._runner is not None and not rebuild and locations == self._locations:
-                return IndexStatus(False, tuple(location.path for location in locations))
-            opened = {} if rebuild else {loc: index_module.open_existing(loc) for loc in locations}
-            missing = [(loc, papers) for loc, (_, papers) in zip(locations, shards) if opened.get(loc) is None]
-            total = sum(len(papers) for _, papers in missing)
-            progress = children.Progress(total, on_progress)
-            if total >= CHILD_BUILD_MIN_PAPERS:
-                opened.update(children.build(missing, progress, cancel))
-            notice = None
-            for location, papers in missing:
-                if opened.get(location) is not None:
-                    continue
-                descriptions = index_module.Descriptions(papers, lambda paper: self.describe(paper.id))
-                report = progress.shard(location)
-                try:
-                    opened[location] = index_module.build(location, descriptions, report, cancel)
-                except OSError as error:
-                    opened[location] = index_module.build_in_memory(descriptions, report, cancel)
-                    notice = f"index kept in memory: cannot write {root} ({error.strerror or error})"
-            self._open(tuple(opened[location] for location in locations))
-            self._locations = locations
-            on_disk = () if notice else tuple(location.path for location in locations)  # a notice: kept in memory
-            return IndexStatus(bool(missing), on_disk, notice)
-
-    def _shards(self) -> list[tuple[str, tuple[Paper, ...]]]:
-        """The papers of each corpus file, in corpus order (a file with no papers has no shard)."""
-        by_source: dict[str, list[Paper]] = {}
-        for paper in self.papers:
-            by_source.setdefault(paper.source, []).append(paper)
-        return [(source, tuple(papers)) for source, papers in by_source.items()]
-
-    def _open(self, shards: tuple[index_module.OpenIndex, ...]) -> None:
-        rows: dict[str, Row] = {}
-        vocabulary: Counter[str] = Counter()
-        for shard in shards:
-            rows.update((key, Row(*row)) for key, row in shard.rows.items())
-            vocabulary.update(dict(zip(shard.words, shard.counts)))
-        words = sorted(vocabulary)
-        if self._runner is not None:
-            self._runner.close()
-        self._stored_rows = rows
-        self._runner = QueryRunner([shard.ix for shard in shards], words, [vocabulary[word] for word in words])
+            if self._index is None or self._index.root != root:
+                self._index = ShardedIndex(root)
+            before = self._index.opened
+            status = self._index.open(self.papers, lambda paper: self.describe(paper.id), on_progress, cancel, rebuild)
+            opened = self._index.opened
+            if opened is not None and opened is not before:
+                if self._runner is not None:
+                    self._runner.close()
+                self._stored_rows = {key: Row(*row) for key, row in opened.rows.items()}
+                self._runner = QueryRunner(opened.indexes, opened.words, opened.counts)
+            return status
 
     # -- queries ------------------------------------------------------------------------------
 
@@ -187,14 +144,14 @@ class SearchEngine:
         assert self._runner is not None
         words, facets = split_facets(text)
         text = " ".join(text.split())
-        allowed, problems = self._filter(facets, marks or Marks())
+        allowed, problems = self._filters.allowed(facets, marks or Marks())
         if facets.related is not None:
             return self._related_result(text, facets, limit, allowed, problems)
         if not _WORDS.search(words):
             if not facets.filters and facets.sort == "relevance":
                 return self._runner.run(text, limit, partial, hit_terms)  # no words, no facets
             papers = [paper for paper in self.papers if allowed is None or paper.id in allowed]
-            hits = tuple(Hit(paper.id, 0.0) for paper in self._sorted(papers, facets.sort)[:limit])
+            hits = tuple(Hit(paper.id, 0.0) for paper in self._filters.sort(papers, facets.sort)[:limit])
             return SearchResult(text, hits, len(papers), notice=_joined(problems))
         wanted = len(self.papers) if facets.sort != "relevance" else limit
         typing = partial and text.split()[-1] not in facet_tokens(text)  # a facet after the words ends them
@@ -203,7 +160,7 @@ class SearchEngine:
         if facets.sort != "relevance":
             order = {
                 paper.id: rank
-                for rank, paper in enumerate(self._sorted([self.paper(h.paper_id) for h in hits], facets.sort))
+                for rank, paper in enumerate(self._filters.sort([self.paper(h.paper_id) for h in hits], facets.sort))
             }
             hits = tuple(sorted(hits, key=lambda hit: order[hit.paper_id]))
         notice = _joined([*problems, *([result.notice] if result.notice else [])])
@@ -241,48 +198,6 @@ class SearchEngine:
 
     def list_of(self, paper_id: str) -> str:
         return self._list_of(self.paper(paper_id).source)
-
-    def _filter(self, facets: Facets, marks: Marks) -> tuple[frozenset[str] | None, list[str]]:
-        """The paper ids the facets let through (None: no filter), and what was not understood.
-        The same filter comes back on every keystroke while typing words after it: kept."""
-        if not facets.filters:
-            return None, list(facets.problems)
-        key = (replace(facets, sort="relevance", related=None, problems=()), marks if facets.needs_marks else None)
-        if key not in self._filters:
-            if len(self._filters) >= 16:
-                self._filters.clear()
-            self._filters[key] = self._compute_filter(facets, marks)
-        allowed, problems = self._filters[key]
-        return allowed, [*facets.problems, *problems]
-
-    def _compute_filter(self, facets: Facets, marks: Marks) -> tuple[frozenset[str], list[str]]:
-        problems: list[str] = []
-        known = self.lists
-        for name in (*facets.lists, *facets.excluded_lists):
-            if name not in known:
-                problems.append(f"no list named {name!r} (loaded: {', '.join(known)})")
-        checks = []
-        if facets.lists:
-            checks.append(lambda paper: self._list_of(paper.source) in facets.lists)
-        if facets.excluded_lists:
-            checks.append(lambda paper: self._list_of(paper.source) not in facets.excluded_lists)
-        if facets.venues:
-            checks.append(lambda paper: any(venue in (paper.venue or "").lower() for venue in facets.venues))
-        if facets.statuses:
-            checks.append(lambda paper: status_of(paper.status, paper.track) in facets.statuses)
-        for flag, wanted in facets.flags:
-            if flag == "has:code":
-                checks.append(lambda paper, wanted=wanted: self.row(paper.id).has_code == wanted)
-            elif flag == "is:bookmarked":
-                checks.append(lambda paper, wanted=wanted: (paper.id in marks.bookmarked) == wanted)
-            else:
-                checks.append(lambda paper, wanted=wanted: (paper.id not in marks.opened) == wanted)
-        return frozenset(paper.id for paper in self.papers if all(check(paper) for check in checks)), problems
-
-    def _sorted(self, papers: list[Paper], sort: str) -> list[Paper]:
-        if sort == "name":
-            return sorted(papers, key=lambda paper: (self.row(paper.id).headline.casefold(), paper.position))
-        return sorted(papers, key=lambda paper: paper.position)
 
     def close(self) -> None:
         if self._runner is not None:

@@ -17,7 +17,7 @@ from search.index import shard as index_module
 WORKERS = max(1, min(2, os.cpu_count() or 1))
 
 
-def build(missing, progress: Progress, cancel) -> dict:
+def build_shards(missing, progress: Progress, cancel) -> dict:
     """Build shards in fresh child processes (see search/build.py), one per CPU (up to two),
     each given about the same amount of text. Returns the shards that were built; the caller
     builds any others itself."""

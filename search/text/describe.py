@@ -108,6 +108,14 @@ def bookmark_of(description: Description) -> Bookmark:
     )
 
 
+def display_label(bookmark: Bookmark, short: bool = False) -> str:
+    """How a paper is named in one line: its title; without one, its headline ("BitStack: We
+    propose…"), or with `short` (notifications, BibTeX titles) its method name when one was found."""
+    if bookmark.title:
+        return bookmark.title
+    return (bookmark.name or bookmark.headline) if short else bookmark.headline
+
+
 def primary_link(links: tuple[Link, ...]) -> Link:
     """Code or project page from the abstract or record, else the paper page, else a search."""
     for kinds in (("code", "project"), ("paper", "pdf"), ("search",)):

@@ -15,7 +15,7 @@ from typing import Any
 
 from search.errors import BookmarkImportError
 from search.models import Bookmark, link_records, links_from_records
-from search.text.describe import primary_link
+from search.text.describe import display_label, primary_link
 
 FORMATS = ("bibtex", "markdown", "csv", "json")
 CSV_FIELDS = ("id", "headline", "name", "title", "authors", "venue", "year", "url", "note", "tags")
@@ -39,7 +39,7 @@ def url_of(bookmark: Bookmark) -> str:
 
 def markdown_citation(bookmark: Bookmark) -> str:
     """[headline](url), with the characters Markdown would misread escaped."""
-    text = re.sub(r"([\[\]\\])", r"\\\1", bookmark.title or bookmark.headline)
+    text = re.sub(r"([\[\]\\])", r"\\\1", display_label(bookmark))
     url = url_of(bookmark).replace("(", "%28").replace(")", "%29").replace(" ", "%20")
     return f"[{text}]({url})"
 
@@ -47,7 +47,7 @@ def markdown_citation(bookmark: Bookmark) -> str:
 def bibtex_entry(bookmark: Bookmark) -> str:
     """A @misc entry (or @inproceedings with a venue) that BibTeX parsers accept."""
     kind = "inproceedings" if bookmark.venue else "misc"
-    fields: list[tuple[str, str]] = [("title", bookmark.title or bookmark.name or bookmark.headline)]
+    fields: list[tuple[str, str]] = [("title", display_label(bookmark, short=True))]
     if bookmark.authors:
         fields.append(("author", " and ".join(bookmark.authors)))
     if bookmark.venue:
@@ -66,7 +66,7 @@ def bibtex_entry(bookmark: Bookmark) -> str:
 
 def _citation_key(bookmark: Bookmark) -> str:
     surname = bookmark.authors[0].split()[-1] if bookmark.authors else (bookmark.name or "paper")
-    words = re.findall(r"[A-Za-z0-9]+", _ascii(bookmark.title or bookmark.headline))
+    words = re.findall(r"[A-Za-z0-9]+", _ascii(display_label(bookmark)))
     word = next((w for w in words if w.lower() not in {"a", "an", "the", "on", "of", "for"}), "")
     key = f"{_ascii(surname)}{bookmark.year or ''}{word}".lower()
     return re.sub(r"[^a-z0-9]", "", key) + "_" + re.sub(r"[^A-Za-z0-9]", "", bookmark.paper_id)[:8]

@@ -116,7 +116,7 @@ def test_each_file_has_its_own_index_and_adding_a_file_indexes_only_that_file(tm
 
 
 def test_big_corpora_are_built_by_child_processes_in_parallel(tmp_path, monkeypatch):
-    monkeypatch.setattr("search.engine.CHILD_BUILD_MIN_PAPERS", 10)
+    monkeypatch.setattr("search.index.lifecycle.CHILD_BUILD_MIN_PAPERS", 10)
     monkeypatch.setattr("search.index.children.WORKERS", 2)
     files = [
         corpus_file(tmp_path, [f"Paper {i} of list {n} about graphs and trees." for i in range(30)], f"{n}.json")

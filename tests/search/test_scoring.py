@@ -42,7 +42,7 @@ REAL_QUERIES = [
 
 def assert_ranks_like_whoosh(engine, text):
     runner = engine._runner
-    query, _ = runner._parse(text)
+    query, _ = runner._parser.parse(text)
     assert TermScorer.handles(query), text
     expected = whoosh_top(runner._searcher, query, 30)
     scorer = TermScorer(runner._searcher.reader())
@@ -99,7 +99,7 @@ def test_real_corpora_ranking_matches_whoosh(paperlist_files, tmp_path_factory):
 
 
 def test_sloppy_phrases_are_left_to_whoosh(seed_engine):
-    query, _ = seed_engine._runner._parse('"node selection"~3')
+    query, _ = seed_engine._runner._parser.parse('"node selection"~3')
     assert not TermScorer.handles(query)
     assert seed_engine.search('"node selection"~3').total >= 1
 
