@@ -5,8 +5,6 @@ This module is the engine's public API: the interface (tui/) imports these names
 from search/ (an import-linter contract in pyproject.toml holds it to that).
 """
 
-__version__ = "0.1.0"
-
 from search import paths
 from search.corpus.library import BUNDLED_LIST, AddedList, Library
 from search.corpus.loader import MAX_CORPUS_BYTES, Corpus, bundled_paths, load_corpus
@@ -40,6 +38,7 @@ from search.text.describe import Description, bookmark_of, display_label, primar
 from search.text.markup import convert
 from search.user.export import FORMATS, bibtex_entry, export, markdown_citation, parse_json_export, write_atomic
 from search.user.store import UserStore
+from search.version import __version__
 
 __all__ = [
     "BUNDLED_LIST",

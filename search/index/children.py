@@ -105,6 +105,7 @@ def run_child(command: list[str], shards: list, on_progress, stop: threading.Eve
     child = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.PIPE, text=True
     )
+    assert child.stdout is not None  # both pipes were asked for
     try:
         threading.Thread(target=_send, args=(child.stdin, shards), daemon=True).start()
         for line in child.stdout:

@@ -87,7 +87,7 @@ class TermPostingsWriter(W3PostingsWriter):
             self._ids.extend([posting[2] for posting in block])
             self._weights.extend(weights)
             self._values.extend([posting[4] for posting in block if posting[4]])
-            self._maxweight = max(self._maxweight, *weights)
+            self._maxweight: float = max(self._maxweight, *weights)
 
 
 _TERM_INFO = struct.Struct("!BfIBBfII")  # W3TermInfo's layout

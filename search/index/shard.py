@@ -18,13 +18,13 @@ from pathlib import Path
 from whoosh import index as whoosh_index
 from whoosh.filedb.filestore import RamStorage
 
-from search import __version__
 from search.errors import IndexCancelled
 from search.index.codec import codec
 from search.index.schema import SCHEMA_VERSION, build_schema
 from search.models import Paper
 from search.text.describe import Description
 from search.text.mathtext import searchable
+from search.version import __version__
 
 Progress = Callable[[int, int], None]
 """Called as on_progress(done, total) while building."""
@@ -40,7 +40,7 @@ class Descriptions(Sequence[Description]):
     def __len__(self) -> int:
         return len(self._papers)
 
-    def __getitem__(self, index):  # type: ignore[override]
+    def __getitem__(self, index):
         return self._describe(self._papers[index])
 
 

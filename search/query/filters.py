@@ -62,13 +62,16 @@ class Filters:
         if facets.statuses:
             checks.append(lambda paper: status_of(paper.status, paper.track) in facets.statuses)
         for flag, wanted in facets.flags:
-            if flag == "has:code":
-                checks.append(lambda paper, wanted=wanted: self._has_code(paper.id) == wanted)
-            elif flag == "is:bookmarked":
-                checks.append(lambda paper, wanted=wanted: (paper.id in marks.bookmarked) == wanted)
-            else:
-                checks.append(lambda paper, wanted=wanted: (paper.id not in marks.opened) == wanted)
+            checks.append(self._flag(flag, wanted, marks))
         return frozenset(paper.id for paper in self._papers if all(check(paper) for check in checks)), problems
+
+    def _flag(self, flag: str, wanted: bool, marks: Marks) -> Callable[[Paper], bool]:
+        """has:code, is:bookmarked or is:unread, each as wanted (True) or negated (False)."""
+        if flag == "has:code":
+            return lambda paper: self._has_code(paper.id) == wanted
+        if flag == "is:bookmarked":
+            return lambda paper: (paper.id in marks.bookmarked) == wanted
+        return lambda paper: (paper.id not in marks.opened) == wanted
 
     def sort(self, papers: list[Paper], sort: str) -> list[Paper]:
         """Papers by name (headline, case-folded) or, for any other sort, in corpus order."""

@@ -9,14 +9,29 @@ Any failure falls back to the sanitised source text: conversion never raises and
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import lru_cache
 
-from pylatexenc import latex2text, latexwalker, macrospec
+from pylatexenc import latexwalker
 
 from search.models import Link, Rendered, Span
 from search.text.links import safe_link
-from search.text.mathtext import ACCENTS, math_alphabet, script
+from search.text.macros import (
+    CITATIONS,
+    CONTEXT_DB,
+    L2T_DB,
+    MATH_ENVIRONMENTS,
+    SPECIALS,
+    STYLE_DECLARATIONS,
+    STYLE_WITH_ARGUMENT,
+    TEXT_STYLE_MACROS,
+    TEXT_SYMBOLS,
+    args_of,
+    chars_of,
+    known_macro_text,
+    last,
+)
+from search.text.mathrender import MathText
+from search.text.mathtext import ACCENTS
 from search.text.prepass import MD_CODE, TEX_SINGLE_QUOTE, balance_braces, escape_literals, prose_to_latex, split_math
 from search.text.sanitize import sanitize
 
@@ -39,148 +54,6 @@ _RUN_LIMIT = 0xFFFD
 _RUN_MARK = re.compile("[\U000f0000-\U000ffffd]")
 _SPACES = re.compile(r"[^\S\n]{2,}|[^\S \n]")  # single spaces, most of them, are left alone
 _NEWLINE_RUN = re.compile(r" ?\n[ \n]*")  # after _SPACES: a whitespace run that holds a newline
-
-_STYLE_WITH_ARGUMENT = {
-    "textbf": "bold",
-    "mathbf": "bold",
-    "boldsymbol": "bold",
-    "bm": "bold",
-    "textit": "italic",
-    "emph": "italic",
-    "textsl": "italic",
-    "mathit": "italic",
-    "underline": "underline",
-    "uline": "underline",
-    "texttt": "code",
-    "mathtt": "code",
-    "verb": "code",
-    "textsc": None,
-    "textrm": None,
-    "textsf": None,
-    "textnormal": None,
-    "textup": None,
-    "textmd": None,
-    "mbox": None,
-    "text": None,
-    "mathrm": None,
-    "mathsf": None,
-}
-_TEXT_STYLE_MACROS = {"textbf", "textit", "emph", "textsl", "underline", "uline", "texttt", "textsc", "text", "textrm"}
-_STYLE_DECLARATIONS = {
-    "bf": "bold",
-    "bfseries": "bold",
-    "it": "italic",
-    "itshape": "italic",
-    "em": "italic",
-    "sl": "italic",
-    "slshape": "italic",
-    "tt": "code",
-    "ttfamily": "code",
-    "sc": None,
-    "scshape": None,
-    "rm": None,
-    "rmfamily": None,
-    "sf": None,
-    "sffamily": None,
-    "normalfont": None,
-    "upshape": None,
-    "mdseries": None,
-    "small": None,
-    "footnotesize": None,
-    "large": None,
-    "Large": None,
-    "huge": None,
-    "normalsize": None,
-}
-_TEXT_SYMBOLS = {
-    "%": "%",
-    "&": "&",
-    "#": "#",
-    "$": "$",
-    "_": "_",
-    "{": "{",
-    "}": "}",
-    " ": " ",
-    ",": " ",
-    ";": " ",
-    ":": " ",
-    "!": "",
-    "/": "",
-    "\\": " ",
-    "newline": " ",
-    "par": "\n\n",
-    "quad": " ",
-    "qquad": " ",
-    "noindent": "",
-    "-": "",
-    "ldots": "…",
-    "dots": "…",
-    "textbackslash": "\\",
-    "|": "‖",
-    "LaTeX": "LaTeX",
-    "TeX": "TeX",
-    "xspace": "",
-    "ie": "i.e.",
-    "eg": "e.g.",
-}
-_INVISIBLE_IN_MATH = {
-    "left",
-    "right",
-    "middle",
-    "big",
-    "Big",
-    "bigg",
-    "Bigg",
-    "bigl",
-    "bigr",
-    "Bigl",
-    "Bigr",
-    "biggl",
-    "biggr",
-    "displaystyle",
-    "textstyle",
-    "scriptstyle",
-    "limits",
-    "nolimits",
-    "!",
-}
-_CITATIONS = {"cite", "citep", "citet", "citealp", "citeauthor", "ref", "eqref", "autoref", "cref", "Cref"}
-_SPECIALS = {"~": "~", "--": "–", "---": "—", "``": "“", "''": "”", "!`": "¡", "?`": "¿"}
-_MATH_ENVIRONMENTS = {"equation", "equation*", "align", "align*", "math", "displaymath", "eqnarray", "gather"}
-
-
-def _context_db() -> macrospec.LatexContextDb:
-    db = latexwalker.get_default_latex_context_db()
-    db.add_context_category(
-        "iclr-reader",
-        prepend=True,
-        macros=[
-            macrospec.MacroSpec("iclrurl", "{"),
-            macrospec.MacroSpec("iclrhref", "{{"),
-            macrospec.MacroSpec("iclrcode", "{"),
-            *(macrospec.MacroSpec(name, "{") for name in _STYLE_WITH_ARGUMENT),
-            *(macrospec.MacroSpec(name, "{") for name in ACCENTS),
-            *(macrospec.MacroSpec(name, "*[{") for name in _CITATIONS),
-            macrospec.MacroSpec("mathcal", "{"),
-            macrospec.MacroSpec("mathscr", "{"),
-            macrospec.MacroSpec("mathbb", "{"),
-            macrospec.MacroSpec("mathfrak", "{"),
-            macrospec.MacroSpec("operatorname", "*{"),
-            macrospec.MacroSpec("frac", "{{"),
-            macrospec.MacroSpec("dfrac", "{{"),
-            macrospec.MacroSpec("tfrac", "{{"),
-            macrospec.MacroSpec("cfrac", "{{"),
-            macrospec.MacroSpec("sqrt", "[{"),
-            macrospec.MacroSpec("footnote", "{"),
-            macrospec.MacroSpec("textcolor", "{{"),
-        ],
-    )
-    return db
-
-
-_DB = _context_db()
-_L2T = latex2text.LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
-_L2T_DB = latex2text.get_default_latex_context_db()
 
 
 def convert(source: str) -> Rendered:
@@ -241,7 +114,9 @@ class _Converter:
 
     def run(self) -> Rendered:
         prepared = self._prepare(self.text)
-        nodes, _, _ = latexwalker.LatexWalker(prepared, latex_context=_DB, tolerant_parsing=True).get_latex_nodes()
+        nodes, _, _ = latexwalker.LatexWalker(
+            prepared, latex_context=CONTEXT_DB, tolerant_parsing=True
+        ).get_latex_nodes()
         self._walk(nodes, frozenset(), None)
         return self._assemble()
 
@@ -333,41 +208,41 @@ class _Converter:
                     # $\textbf{BitStack}$ is emphasis written in math mode, not math.
                     self._walk(node.nodelist, styles, link)
                 else:
-                    self._emit(_MathText(self).render(node.nodelist), styles | {"math"}, link)
+                    self._emit(MathText(self.plain_of).render(node.nodelist), styles | {"math"}, link)
             elif node.isNodeType(latexwalker.LatexSpecialsNode):
-                self._emit(_SPECIALS.get(node.specials_chars, node.specials_chars), styles, link)
+                self._emit(SPECIALS.get(node.specials_chars, node.specials_chars), styles, link)
             elif node.isNodeType(latexwalker.LatexCommentNode):
                 self._emit("%" + node.comment, styles, link)
             elif node.isNodeType(latexwalker.LatexEnvironmentNode):
-                if node.environmentname in _MATH_ENVIRONMENTS:
-                    self._emit(_MathText(self).render(node.nodelist), styles | {"math"}, link)
+                if node.environmentname in MATH_ENVIRONMENTS:
+                    self._emit(MathText(self.plain_of).render(node.nodelist), styles | {"math"}, link)
                 else:
                     self._walk(node.nodelist, styles, link)
             elif node.isNodeType(latexwalker.LatexMacroNode):
                 name = node.macroname
-                if name in _STYLE_DECLARATIONS:
+                if name in STYLE_DECLARATIONS:
                     # {\em ...} styles the rest of its group, like TeX.
-                    style = _STYLE_DECLARATIONS[name]
+                    style = STYLE_DECLARATIONS[name]
                     styles = styles | {style} if style else styles
                     continue
                 self._macro(node, styles, link)
 
     def _macro(self, node, styles: frozenset[str], link: int | None) -> None:
         name = node.macroname
-        args = _args(node)
+        args = args_of(node)
         if name == "iclrurl":
-            link_index, literal = (int(x) for x in self._expand(_chars(args[0])).split(":"))
+            link_index, literal = (int(x) for x in self._expand(chars_of(args[0])).split(":"))
             url_text = self.literals[literal]
             self._emit(url_text, styles | {"link"} if self.links[link_index] else styles, link_index)
         elif name == "iclrhref":
-            link_index = int(self._expand(_chars(args[0])))
+            link_index = int(self._expand(chars_of(args[0])))
             if len(args) > 1 and args[1] is not None:
                 self._label_link(link_index, args[1])
                 self._walk([args[1]], styles | {"link"} if self.links[link_index] else styles, link_index)
         elif name == "iclrcode":
-            self._emit(self.literals[int(self._expand(_chars(args[0])))], styles | {"code"}, link)
-        elif name in _STYLE_WITH_ARGUMENT:
-            style = _STYLE_WITH_ARGUMENT[name]
+            self._emit(self.literals[int(self._expand(chars_of(args[0])))], styles | {"code"}, link)
+        elif name in STYLE_WITH_ARGUMENT:
+            style = STYLE_WITH_ARGUMENT[name]
             self._walk(args[-1:], styles | {style} if style else styles, link)
         elif name == "textcolor":
             self._walk(args[-1:], styles, link)
@@ -375,22 +250,22 @@ class _Converter:
             self._emit(" (", styles, link)
             self._walk(args[-1:], styles, link)
             self._emit(")", styles, link)
-        elif name in _CITATIONS:
-            self._emit("[" + self._expand(_chars(_last(args))).strip() + "]", styles, link)
+        elif name in CITATIONS:
+            self._emit("[" + self._expand(chars_of(last(args))).strip() + "]", styles, link)
         elif name in ("item",):
             self._emit(" • ", styles, link)
-        elif name in _TEXT_SYMBOLS:
-            self._emit(_TEXT_SYMBOLS[name], styles, link)
+        elif name in TEXT_SYMBOLS:
+            self._emit(TEXT_SYMBOLS[name], styles, link)
         elif name in ACCENTS or name in ("frac", "dfrac", "tfrac", "sqrt", "mathcal", "mathbb", "mathscr", "mathfrak"):
-            self._emit(_MathText(self).macro(node), styles | {"math"}, link)
-        elif _L2T_DB.get_macro_spec(name) is None:
+            self._emit(MathText(self.plain_of).macro(node), styles | {"math"}, link)
+        elif L2T_DB.get_macro_spec(name) is None:
             # An author's own macro: keep it visible, and its arguments' text with it.
             self._emit("\\" + name, styles, link)
             for arg in args:
                 self._emit(" ", styles, link)
                 self._walk([arg], styles, link)
         else:
-            self._emit(_known_macro_text(node), styles, link)
+            self._emit(known_macro_text(node), styles, link)
             if node.macro_post_space and not args:
                 self._emit(" ", styles, link)
 
@@ -433,11 +308,12 @@ class _Converter:
             if start >= end:
                 continue
             if style == "link":
-                if link is None or self.links[link] is None:
+                target = None if link is None else self.links[link]
+                if link is None or target is None:
                     continue
                 if link not in renumber:
                     renumber[link] = len(links)
-                    links.append(self.links[link])
+                    links.append(target)
                 link = renumber[link]
             spans.append(Span(start, end, style, link))
         return Rendered(stripped, tuple(_merge(spans)), tuple(links))
@@ -459,132 +335,13 @@ def _merge(spans: list[Span]) -> list[Span]:
     return sorted(merged, key=lambda s: (s.start, s.end))
 
 
-class _MathText:
-    """Renders math nodes to a readable Unicode string: symbols, scripts, fractions, accents."""
-
-    def __init__(self, converter: _Converter) -> None:
-        self.converter = converter
-
-    def render(self, nodes) -> str:
-        tokens: list = []
-        for node in nodes or ():
-            if node is None:
-                continue
-            if node.isNodeType(latexwalker.LatexCharsNode):
-                tokens.extend(node.chars)
-            else:
-                tokens.append(node)
-        out: list[str] = []
-        i = 0
-        while i < len(tokens):
-            token = tokens[i]
-            i += 1
-            if isinstance(token, str) and token in ("^", "_"):
-                while i < len(tokens) and isinstance(tokens[i], str) and tokens[i] == " ":
-                    i += 1
-                if i >= len(tokens):
-                    out.append(token)
-                    break
-                argument = self.token(tokens[i])
-                i += 1
-                out.append(script(argument.strip(), superscript=token == "^"))
-            else:
-                out.append(self.token(token))
-        return unicodedata.normalize("NFC", " ".join("".join(out).split()))
-
-    def token(self, token) -> str:
-        if isinstance(token, str):
-            return token
-        if token.isNodeType(latexwalker.LatexGroupNode):
-            return self.render(token.nodelist)
-        if token.isNodeType(latexwalker.LatexMacroNode):
-            text = self.macro(token)
-            if token.macro_post_space and not _args(token) and text:
-                text += " "
-            return text
-        if token.isNodeType(latexwalker.LatexSpecialsNode):
-            return " " if token.specials_chars == "~" else token.specials_chars
-        if token.isNodeType(latexwalker.LatexMathNode) or token.isNodeType(latexwalker.LatexEnvironmentNode):
-            return self.render(token.nodelist)
-        if token.isNodeType(latexwalker.LatexCommentNode):
-            return ""
-        return token.latex_verbatim()
-
-    def macro(self, node) -> str:
-        name = node.macroname
-        args = _args(node)
-        if name in ("frac", "dfrac", "tfrac", "cfrac") and len(args) == 2:
-            return _operand(self.arg(args[0])) + "/" + _operand(self.arg(args[1]))
-        if name == "sqrt":
-            index = self.arg(args[0]) if len(args) > 1 else ""
-            root = (script(index, superscript=True) if index else "") + "√"
-            return root + _operand(self.arg(_last(args)))
-        if name in ("mathcal", "mathscr", "mathbb", "mathfrak"):
-            return math_alphabet(name, self.arg(_last(args)))
-        if name in ACCENTS:
-            mark = ACCENTS[name]
-            body = self.arg(_last(args))
-            return "".join(ch + mark if not ch.isspace() else ch for ch in body)
-        if name in _STYLE_WITH_ARGUMENT or name == "operatorname":
-            return self.converter.plain_of([_last(args)])
-        if name in _INVISIBLE_IN_MATH:
-            return ""
-        if name in ("iclrurl", "iclrhref", "iclrcode"):
-            return self.converter.plain_of([node])
-        if name in _TEXT_SYMBOLS:
-            return _TEXT_SYMBOLS[name]
-        return _known_macro_text(node)
-
-    def arg(self, node) -> str:
-        if node is None:
-            return ""
-        return self.token(node)
-
-
 def _is_styled_text(nodes) -> bool:
     """True for math that only wraps text in style macros, like $\\textit{capability}$."""
     found = False
     for node in nodes or ():
         if node is None or (node.isNodeType(latexwalker.LatexCharsNode) and not node.chars.strip()):
             continue
-        if not node.isNodeType(latexwalker.LatexMacroNode) or node.macroname not in _TEXT_STYLE_MACROS:
+        if not node.isNodeType(latexwalker.LatexMacroNode) or node.macroname not in TEXT_STYLE_MACROS:
             return False
         found = True
     return found
-
-
-def _operand(text: str) -> str:
-    """Parenthesise a compound fraction or root operand: (a+b)/c, but 1/2 and x/n stay bare."""
-    text = text.strip()
-    if len(text) <= 1 or re.fullmatch(r"[\w.]+", text) or (text.startswith("(") and text.endswith(")")):
-        return text
-    return "(" + text + ")"
-
-
-def _known_macro_text(node) -> str:
-    """Symbols and accents via pylatexenc's tables; unknown macros stay visible as `\\name`."""
-    if _L2T_DB.get_macro_spec(node.macroname) is None:
-        return "\\" + node.macroname
-    try:
-        return _L2T.node_to_text(node)
-    except Exception:  # noqa: BLE001 - a table entry that cannot handle odd arguments
-        return "\\" + node.macroname
-
-
-def _args(node) -> list:
-    parsed = getattr(node, "nodeargd", None)
-    return list(parsed.argnlist) if parsed is not None and parsed.argnlist else []
-
-
-def _last(args: list):
-    return args[-1] if args else None
-
-
-def _chars(node) -> str:
-    if node is None:
-        return ""
-    if node.isNodeType(latexwalker.LatexGroupNode):
-        return "".join(_chars(child) for child in node.nodelist)
-    if node.isNodeType(latexwalker.LatexCharsNode):
-        return node.chars
-    return node.latex_verbatim()

@@ -149,10 +149,10 @@ def detect_name(rendered: Rendered) -> str | None:
     forms: dict[str, Counter[str]] = {}
     for token, _ in occurrences:
         forms.setdefault(_key(token), Counter())[token] += 1
-    scores: Counter[str] = Counter()
+    scores: dict[str, float] = {}
     for key, counts in forms.items():
         total = sum(counts.values())
-        scores[key] += min(total, 5) * 0.5
+        scores[key] = scores.get(key, 0) + min(total, 5) * 0.5
     for key in _defined_acronyms(text):
         if key in scores:
             scores[key] += 1
@@ -162,7 +162,7 @@ def detect_name(rendered: Rendered) -> str | None:
     for key in _introduced(text, occurrences):
         if key in scores:
             scores[key] += 4
-    first_seen = {}
+    first_seen: dict[str, int] = {}
     for token, start in occurrences:
         first_seen.setdefault(_key(token), start)
     best = max(scores, key=lambda k: (scores[k], -first_seen[k]))
