@@ -1,0 +1,87 @@
+"""The library of paper lists: `add FILE [--name NAME]`, `lists` and `remove NAME`.
+
+These work on the library itself, so `--corpus` does not apply to them."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from search import BUNDLED_LIST, Library, SearchEngine, bundled_paths, forget_index, load_corpus, paths
+from tui.cli.loading import ensure_index
+from tui.cli.output import lists_json, print_json
+
+
+@dataclass(frozen=True, slots=True)
+class ListSummary:
+    """One row of `lists`: a list's paper count and first venues, or why it cannot be read."""
+
+    name: str
+    papers: int
+    venues: tuple[str, ...]
+    file: str
+    error: str | None
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    add = commands.add_parser("add", help="copy a paper list into your library and index it")
+    add.add_argument("file", help="a list: JSON/JSONL records, OpenReview notes, CSV, BibTeX or a paragraph list")
+    add.add_argument("--name", help="the list's name (default: from the file name); `list:NAME` searches it")
+    add.set_defaults(handler=add_list)
+    lists = commands.add_parser("lists", help="show the loaded lists with their paper counts")
+    lists.add_argument("--json", action="store_true", help="print JSON")
+    lists.set_defaults(handler=show_lists)
+    remove = commands.add_parser("remove", help="remove a list from your library")
+    remove.add_argument("name", help="the list's name (see `lists`)")
+    remove.set_defaults(handler=remove_list)
+
+
+def add_list(args: argparse.Namespace) -> int:
+    started = time.monotonic()
+    added = Library().add(Path(args.file), args.name)
+    ensure_index(SearchEngine.from_paths())  # only the new list's shard is missing: nothing else is re-indexed
+    extra = "".join(
+        f", {count} {what}" for count, what in ((added.skipped, "skipped"), (added.duplicates, "duplicates")) if count
+    )
+    print(f"Added {added.name!r}: {added.papers:,} papers{extra}; indexed in {time.monotonic() - started:.1f} s")
+    return 0
+
+
+def remove_list(args: argparse.Namespace) -> int:
+    path = Library().remove(args.name)
+    forget_index(paths.cache_dir() / "index", str(path))  # its index is of no use any more
+    print(f"Removed {args.name!r} ({path.name})")
+    return 0
+
+
+def show_lists(args: argparse.Namespace) -> int:
+    library = Library()
+    summaries = [_summarize(BUNDLED_LIST, bundled_paths(), "bundled")]
+    summaries += [_summarize(path.parent.name, [path], str(path)) for path in library.files()]
+    if args.json:
+        print_json(lists_json(summaries))
+        return 0
+    _print_table(summaries)
+    return 0
+
+
+def _print_table(summaries: Sequence[ListSummary]) -> None:
+    width = max(len(summary.name) for summary in summaries)
+    for summary in summaries:
+        count = f"{summary.papers:>7,} papers" if summary.error is None else f"  unreadable: {summary.error}"
+        venues = f"  {', '.join(summary.venues)}" if summary.venues else ""
+        print(f"{summary.name:<{width}}  {count}{venues}  ({summary.file})")
+    total = sum(summary.papers for summary in summaries)
+    print(f"{len(summaries)} list{'s' if len(summaries) != 1 else ''}, {total:,} papers")
+
+
+def _summarize(name: str, files: list[Path], where: str) -> ListSummary:
+    try:
+        corpus = load_corpus(files)
+    except Exception as error:  # noqa: BLE001 - a broken list is reported, the others still listed
+        return ListSummary(name, 0, (), where, str(error))
+    venues = tuple(dict.fromkeys(paper.venue for paper in corpus.papers if paper.venue))
+    return ListSummary(name, len(corpus.papers), venues[:3], where, None)

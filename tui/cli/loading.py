@@ -1,0 +1,53 @@
+"""Getting the engine ready for a command: the corpus (warning on stderr about files left out) and the
+search index (with a progress bar on stderr while it builds)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from search import IndexStatus, SearchEngine
+
+
+def load_engine(args: argparse.Namespace, skip_broken: bool = False) -> SearchEngine:
+    """The papers of `--corpus` (default: the bundled list plus the library)."""
+    engine = SearchEngine.from_paths(args.corpus, skip_broken=skip_broken)
+    for problem in engine.corpus.problems:
+        print(f"iclr-reader: warning: left out {problem}", file=sys.stderr)
+    return engine
+
+
+def ensure_index(engine: SearchEngine, rebuild: bool = False) -> IndexStatus:
+    """Build whatever index shards are missing or stale, showing progress on stderr."""
+    progress = Progress()
+    status = engine.ensure_index(on_progress=progress, rebuild=rebuild)
+    progress.finish(status.built)
+    if status.notice:
+        print(f"iclr-reader: {status.notice}", file=sys.stderr)
+    return status
+
+
+class Progress:
+    """A progress bar on stderr, shown only once a build has taken more than a moment."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.started = time.monotonic()
+        self.shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if time.monotonic() - self.started < 0.5:
+            return
+        self.shown = True
+        self.total = total
+        if sys.stderr.isatty():
+            width = 30
+            filled = int(width * done / max(total, 1))
+            bar = "█" * filled + "·" * (width - filled)
+            print(f"\rIndexing {bar} {done}/{total}", end="", file=sys.stderr, flush=True)
+
+    def finish(self, built: bool) -> None:
+        if built and self.shown:
+            end = "\n" if sys.stderr.isatty() else ""
+            print(f"{end}Indexed {self.total} papers in {time.monotonic() - self.started:.1f} s", file=sys.stderr)

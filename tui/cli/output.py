@@ -1,0 +1,125 @@
+"""Everything the CLI prints for scripts: every `--json` shape, and the JSON and Rich printers.
+
+Shapes are built here and nowhere else, so a script's contract with `iclr-reader` reads in one place.
+Rich is imported only when styled text is printed, keeping the plain commands' start-up light.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from search import Bookmark, Hit, Paper, Rendered, SearchEngine, SearchResult, export, link_records
+
+if TYPE_CHECKING:
+    from rich.text import Text
+
+    from tui.cli.library import ListSummary
+
+JsonObject = dict[str, Any]
+
+
+def paper_json(engine: SearchEngine, paper: Paper) -> JsonObject:
+    """One entry of `list --json`."""
+    description = engine.describe(paper.id)
+    return {
+        "id": paper.id,
+        "name": description.name,
+        "headline": description.headline,
+        "title": paper.title,
+        "authors": list(paper.authors),
+        "venue": paper.venue,
+        "abstract": paper.abstract,
+        "links": link_records(description.links, kinds=False),
+    }
+
+
+def papers_json(engine: SearchEngine) -> JsonObject:
+    """`list --json`: every loaded paper with its source abstract."""
+    return {"papers": [paper_json(engine, paper) for paper in engine.papers]}
+
+
+def search_json(engine: SearchEngine, result: SearchResult) -> JsonObject:
+    """`search --json`: the query, its spelling correction, the match count and the ranked hits."""
+    hits = []
+    for hit in result.hits:
+        description = engine.describe(hit.paper_id)
+        hits.append(
+            {
+                "id": hit.paper_id,
+                "name": description.name,
+                "headline": description.headline,
+                "score": round(hit.score, 4),
+                "links": link_records(description.links, kinds=False),
+                "terms": list(hit.terms),
+            }
+        )
+    return {"query": result.query, "corrected": result.corrected, "total": result.total, "hits": hits}
+
+
+def related_json(engine: SearchEngine, paper_id: str, hits: Sequence[Hit]) -> JsonObject:
+    """`related --json`: the paper's id and its most similar papers, best first."""
+    return {
+        "id": paper_id,
+        "related": [
+            {
+                "id": hit.paper_id,
+                "headline": engine.row(hit.paper_id).headline,
+                "score": round(hit.score, 4),
+                "terms": list(hit.terms),
+            }
+            for hit in hits
+        ],
+    }
+
+
+def rendered_json(rendered: Rendered) -> JsonObject:
+    """`render --json`: plain text, style spans (with the link index on link spans) and links."""
+    return {
+        "text": rendered.text,
+        "spans": [
+            {
+                "start": span.start,
+                "end": span.end,
+                "style": span.style,
+                **({"link": span.link} if span.link is not None else {}),
+            }
+            for span in rendered.spans
+        ],
+        "links": link_records(rendered.links, kinds=False),
+    }
+
+
+def lists_json(summaries: Sequence[ListSummary]) -> JsonObject:
+    """`lists --json`: each list's name, paper count, first venues, file and load error (or null)."""
+    return {
+        "lists": [
+            {
+                "name": summary.name,
+                "papers": summary.papers,
+                "venues": list(summary.venues),
+                "file": summary.file,
+                "error": summary.error,
+            }
+            for summary in summaries
+        ]
+    }
+
+
+def print_bookmarks_json(bookmarks: Sequence[Bookmark]) -> None:
+    """`bookmarks --json`: the same document as `bookmarks export --format json`, so it re-imports."""
+    sys.stdout.write(export(bookmarks, "json"))
+
+
+def print_json(value: JsonObject) -> None:
+    json.dump(value, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")
+
+
+def print_styled(text: Text) -> None:
+    """Print Rich Text to a terminal; never parses markup, so corpus text stays inert."""
+    from rich.console import Console
+
+    Console(highlight=False, markup=False, emoji=False).print(text)

@@ -1,0 +1,145 @@
+"""The paper commands — `list`, `search`, `show`, `related`, `render`, `index` — and the app itself,
+which runs when no command is given."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from search import Marks, UserStore, convert, split_facets
+from tui.cli.errors import CliError
+from tui.cli.loading import ensure_index, load_engine
+from tui.cli.output import papers_json, print_json, print_styled, related_json, rendered_json, search_json
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    listing = commands.add_parser("list", help="list every paper")
+    listing.add_argument("--json", action="store_true", help="print JSON")
+    listing.set_defaults(handler=list_papers)
+
+    search = commands.add_parser("search", help="search the papers")
+    search.add_argument("query", help='query: words, "phrases", prefix*, fuzzy~, field:term, AND/OR/NOT')
+    search.add_argument("--limit", type=int, default=20, help="number of hits (default 20)")
+    search.add_argument("--json", action="store_true", help="print JSON")
+    search.set_defaults(handler=search_papers)
+
+    show = commands.add_parser("show", help="show one paper's rendered abstract, metadata and links")
+    show.add_argument("id", help="paper id (see `list` or `search`)")
+    show.add_argument("--plain", action="store_true", help="no terminal styling")
+    show.set_defaults(handler=show_paper)
+
+    related = commands.add_parser("related", help="the papers most similar to one paper")
+    related.add_argument("id", help="paper id (see `list` or `search`)")
+    related.add_argument("--limit", type=int, default=10, help="number of papers (default 10)")
+    related.add_argument("--json", action="store_true", help="print JSON")
+    related.set_defaults(handler=related_papers)
+
+    render = commands.add_parser("render", help="render LaTeX/Markdown markup read from stdin")
+    mode = render.add_mutually_exclusive_group()
+    mode.add_argument("--plain", action="store_true", help="plain text only")
+    mode.add_argument("--json", action="store_true", help='print {"text", "spans", "links"}')
+    render.set_defaults(handler=render_markup)
+
+    index = commands.add_parser("index", help="build or refresh the search index")
+    index.add_argument("--rebuild", action="store_true", help="rebuild even if the index is up to date")
+    index.set_defaults(handler=build_index)
+
+
+def open_app(args: argparse.Namespace) -> int:
+    # The app starts with whatever loads and shows a notice for the rest; commands refuse bad input.
+    engine = load_engine(args, skip_broken=True)
+    from tui.app import run_app  # the app's imports are only paid for when it runs
+
+    return run_app(engine, query=args.query)
+
+
+def list_papers(args: argparse.Namespace) -> int:
+    engine = load_engine(args)
+    if args.json:
+        print_json(papers_json(engine))
+        return 0
+    for paper in engine.papers:
+        print(f"{paper.id}  {engine.row(paper.id).headline}")
+    return 0
+
+
+def search_papers(args: argparse.Namespace) -> int:
+    engine = load_engine(args)
+    ensure_index(engine)
+    query: str = args.query
+    limit: int = args.limit
+    if limit < 1:
+        raise CliError("--limit must be at least 1")
+    marks = None
+    if split_facets(query)[1].needs_marks:
+        store = UserStore()
+        marks = Marks(frozenset(store.bookmarked_ids()), frozenset(store.opened_ids()))
+    result = engine.search(query, limit=limit, marks=marks)
+    if args.json:
+        print_json(search_json(engine, result))
+        return 0
+    if result.notice:
+        print(f"note: {result.notice}", file=sys.stderr)
+    if result.corrected:
+        print(f"no matches for {result.query!r}; showing results for {result.corrected!r}", file=sys.stderr)
+    print(f"{result.total} matches" + (f" (showing {len(result.hits)})" if result.total > len(result.hits) else ""))
+    for hit in result.hits:
+        print(f"{hit.paper_id}  {hit.score:6.2f}  {engine.row(hit.paper_id).headline}")
+    return 0
+
+
+def show_paper(args: argparse.Namespace) -> int:
+    engine = load_engine(args)
+    from tui.render import paper_text
+
+    text = paper_text(engine.describe(args.id))
+    if args.plain or not sys.stdout.isatty():
+        print(text.plain)
+    else:
+        print_styled(text)
+    return 0
+
+
+def related_papers(args: argparse.Namespace) -> int:
+    engine = load_engine(args)
+    ensure_index(engine)
+    paper_id: str = args.id
+    limit: int = args.limit
+    if limit < 1:
+        raise CliError("--limit must be at least 1")
+    hits = engine.related(paper_id, limit)
+    if args.json:
+        print_json(related_json(engine, paper_id, hits))
+        return 0
+    print(f"Related to {paper_id}  {engine.row(paper_id).headline}")
+    for hit in hits:
+        print(f"{hit.paper_id}  {hit.score:6.2f}  {engine.row(hit.paper_id).headline}")
+    return 0
+
+
+def render_markup(args: argparse.Namespace) -> int:
+    # Reads only stdin: no corpus is loaded, so a broken library cannot get in the way.
+    data = sys.stdin.buffer.read()
+    try:
+        source = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise CliError(f"stdin is not UTF-8 text (bad byte at offset {error.start})") from None
+    rendered = convert(source)
+    if args.json:
+        print_json(rendered_json(rendered))
+        return 0
+    if args.plain or not sys.stdout.isatty():
+        print(rendered.text)
+        return 0
+    from tui.render import styled
+
+    print_styled(styled(rendered))
+    return 0
+
+
+def build_index(args: argparse.Namespace) -> int:
+    engine = load_engine(args)
+    status = ensure_index(engine, rebuild=args.rebuild)
+    state = "built" if status.built else "up to date"
+    print(f"{len(engine.papers)} papers, index {state}: {status.path or 'in memory'}")
+    return 0
