@@ -2,7 +2,7 @@
 
 The app builds big corpora's shards in parallel child processes, and Whoosh's two-process writer
 (for one big shard) forks, which is unsafe in a process that runs threads (the app).
-Stdin carries the pickled [(IndexLocation, papers), ...] from the parent (search/children.py), so
+Stdin carries the pickled [(IndexLocation, papers), ...] from the parent (search/index/children.py), so
 the child indexes exactly the papers the app loaded without parsing any corpus file again.
 Progress goes to stdout as `progress DONE TOTAL` lines; the exit status says whether every shard
 was swapped in.

@@ -1,4 +1,4 @@
-"""Building index shards in child processes, from the app's side (search/build.py is the child).
+"""Building index shards in child processes, from the app's side (child.py is the child).
 
 Whoosh's writer is pure Python, so a big corpus is indexed by fresh processes, one per CPU (up to
 two), each given about the same amount of text; the parent relays their progress as one bar."""
@@ -18,7 +18,7 @@ WORKERS = max(1, min(2, os.cpu_count() or 1))
 
 
 def build_shards(missing, progress: Progress, cancel) -> dict:
-    """Build shards in fresh child processes (see search/build.py), one per CPU (up to two),
+    """Build shards in fresh child processes (see child.py), one per CPU (up to two),
     each given about the same amount of text. Returns the shards that were built; the caller
     builds any others itself."""
     loads = _split(missing, min(WORKERS, len(missing)))

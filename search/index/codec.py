@@ -12,7 +12,7 @@ for the 10,750 real papers). The writer below groups the sorted postings by fiel
 term's inlined entry is packed directly, a common term's postings fill blocks in slices. The
 files' positions are counted rather than asked of the OS.
 
-Segments record their codec's class, so opening an index imports this module (index.py does)."""
+Segments record their codec's class, so opening an index imports this module (shard.py does)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ _TERM = itemgetter(1)
 
 class ReaderCodec(W3Codec):
     # Per-block length statistics only serve Whoosh's block-quality skipping, which this app does
-    # not use (search/scoring.py reads each paper's length). Without them, writing a posting no
+    # not use (search/query/scoring.py reads each paper's length). Without them, writing a posting no
     # longer looks up its paper's field length: about 10% of a build.
     length_stats = False
 

@@ -11,7 +11,7 @@ SCHEMA_VERSION = 9
 
 
 def build_schema() -> Schema:
-    # Only ids are stored: result-list rows and the spelling vocabulary are side files (index.py),
+    # Only ids are stored: result-list rows and the spelling vocabulary are side files (shard.py),
     # abstracts are served from memory.
     return Schema(
         id=ID(stored=True, unique=True, sortable=True),
@@ -20,4 +20,4 @@ def build_schema() -> Schema:
         abstract=FastText(),
         authors=FastText(stemmed=False, field_boost=1.5),
         keywords=FastText(field_boost=1.5),
-    )  # venue: is a filter over the loaded papers (search/facets.py), not a searched field
+    )  # venue: is a filter over the loaded papers (search/query/filters.py), not a searched field

@@ -1,4 +1,4 @@
-"""Indexing and highlighting analysis (search/analysis.py) must give exactly the terms, positions,
+"""Indexing and highlighting analysis (search/index/analysis.py) must give exactly the terms, positions,
 weights and character spans that Whoosh's own analyzer gives, or queries, phrases and highlights
 would miss what was indexed."""
 

@@ -1,4 +1,4 @@
-"""The codec's term-at-a-time writer (search/codec.py) must write exactly the index Whoosh writes."""
+"""The codec's term-at-a-time writer (search/index/codec.py) must write exactly the index Whoosh writes."""
 
 from __future__ import annotations
 
