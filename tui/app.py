@@ -1,4 +1,4 @@
-"""ReaderApp: wiring only. The main screen does the work; the engine comes in through the constructor."""
+"""ReaderApp: wiring only. The main screen does the work; engine and store come in through the constructor."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from search import SearchEngine, StoreError, UserStore
+from search import SearchEngine, UserStore
 from tui.screens.main import MainScreen
 from tui.screens.paper_actions import PaperActions
+from tui.store_access import StoreAccess
 
 
 class ReaderApp(App[int]):
@@ -32,14 +33,16 @@ class ReaderApp(App[int]):
         super().__init__()
         self.engine = engine
         self.store = store
-        self.store_problem = store_problem
-        """Why bookmarks are unavailable (store is None), shown when the user tries to use them."""
+        self.store_access = StoreAccess(store, store_problem)
+        """The store, or why bookmarks are unavailable (told when the user tries to use them)."""
         self.initial_query = query
 
     def on_mount(self) -> None:
-        self.push_screen(MainScreen(self.engine, self.initial_query))
-        if self.store_problem:
-            self.notify(self.store_problem, title="Bookmarks unavailable", severity="error", timeout=10, markup=False)
+        self.push_screen(MainScreen(self.engine, self.store_access, self.initial_query))
+        if self.store_access.problem:
+            self.notify(
+                self.store_access.problem, title="Bookmarks unavailable", severity="error", timeout=10, markup=False
+            )
         elif self.store is not None and self.store.notice:
             self.notify(self.store.notice, title="Bookmarks", severity="warning", timeout=15, markup=False)
         for problem in self.engine.corpus.problems:
@@ -84,21 +87,13 @@ class ReaderApp(App[int]):
         yield SystemCommand("Help", "Show every key binding (?)", self.action_help)
 
     def _saved_searches(self) -> list[tuple[str, str]]:
-        if self.store is None:
-            return []
-        try:
-            return self.store.saved_searches()
-        except StoreError:
-            return []
+        _ok, saved = self.store_access.call(self, lambda store: store.saved_searches(), quiet=True)
+        return saved or []
 
 
 def run_app(engine: SearchEngine, query: str | None = None) -> int:
     """Run the app until the user quits; the terminal is restored even after an error."""
-    store, problem = None, None
-    try:
-        store = UserStore()
-    except StoreError as error:
-        problem = f"{error}. Browsing and search still work."
-    app = ReaderApp(engine, store=store, query=query, store_problem=problem)
+    access = StoreAccess.open()
+    app = ReaderApp(engine, store=access.store, query=query, store_problem=access.problem)
     app.run()
     return app.return_code or 0

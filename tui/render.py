@@ -22,11 +22,6 @@ NAME_STYLE = Style(bold=True, color="green")
 LINK_NUMBER = Style(color="bright_blue", bold=True)
 
 
-def counted(count: int, noun: str) -> str:
-    """ "1 paper", "10,750 papers"."""
-    return f"{count:,} {noun}{'s' if count != 1 else ''}"
-
-
 def link_number(links: tuple[Link, ...], url: str) -> int:
     """1-based number of a URL in the paper's link list (what the reader shows as [n])."""
     for number, link in enumerate(links, 1):
@@ -50,8 +45,10 @@ def abstract_text(description: Description, terms: Iterable[str] = ()) -> Text:
     for start, end in term_ranges(rendered.text, terms):
         text.stylize(HIGHLIGHT, start, end)
     # Insert link numbers from the end so earlier offsets stay valid.
-    link_spans = sorted((s for s in rendered.spans if s.style == "link" and s.link is not None), key=lambda s: -s.end)
+    link_spans = sorted((s for s in rendered.spans if s.style == "link"), key=lambda s: -s.end)
     for span in link_spans:
+        if span.link is None:
+            continue
         number = link_number(description.links, rendered.links[span.link].url)
         if number:
             marker = Text(f"[{number}]", style=LINK_NUMBER)

@@ -121,16 +121,24 @@ class UserStore:
         self._connection.close()
 
     @contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection]:
+        """Reads report failures as StoreError, like writes: one kind of error for the interface."""
+        try:
+            yield self._connection
+        except sqlite3.Error as error:
+            raise StoreError(f"cannot read {self.path}: {error}") from None
+
+    @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         connection = self._connection
         try:
             connection.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as error:
+        except sqlite3.Error as error:
             raise StoreError(f"cannot write {self.path}: {error}") from None
         try:
             yield connection
             connection.execute("COMMIT")
-        except sqlite3.OperationalError as error:
+        except sqlite3.Error as error:
             _rollback(connection)
             raise StoreError(f"cannot write {self.path}: {error}") from None
         except BaseException:
@@ -172,17 +180,20 @@ class UserStore:
             )
 
     def get(self, paper_id: str) -> Bookmark | None:
-        row = self._connection.execute("SELECT * FROM bookmarks WHERE paper_id = ?", (paper_id,)).fetchone()
-        return _bookmark(row, self._columns()) if row else None
+        with self._reading() as db:
+            row = db.execute("SELECT * FROM bookmarks WHERE paper_id = ?", (paper_id,)).fetchone()
+            return _bookmark(row, self._columns()) if row else None
 
     def bookmarks(self) -> list[Bookmark]:
         """Every bookmark, newest first."""
-        rows = self._connection.execute("SELECT * FROM bookmarks ORDER BY created_at DESC, paper_id").fetchall()
-        columns = self._columns()
-        return [_bookmark(row, columns) for row in rows]
+        with self._reading() as db:
+            rows = db.execute("SELECT * FROM bookmarks ORDER BY created_at DESC, paper_id").fetchall()
+            columns = self._columns()
+            return [_bookmark(row, columns) for row in rows]
 
     def bookmarked_ids(self) -> set[str]:
-        return {row[0] for row in self._connection.execute("SELECT paper_id FROM bookmarks")}
+        with self._reading() as db:
+            return {row[0] for row in db.execute("SELECT paper_id FROM bookmarks")}
 
     def merge(self, bookmarks: Iterable[Bookmark]) -> tuple[int, int]:
         """Import bookmarks: new ones are added; existing ones keep their note and gain missing tags.
@@ -217,7 +228,8 @@ class UserStore:
             )
 
     def opened_ids(self) -> set[str]:
-        return {row[0] for row in self._connection.execute("SELECT paper_id FROM opened")}
+        with self._reading() as db:
+            return {row[0] for row in db.execute("SELECT paper_id FROM opened")}
 
     # -- saved searches -------------------------------------------------------------------------
 
@@ -232,11 +244,9 @@ class UserStore:
 
     def saved_searches(self) -> list[tuple[str, str]]:
         """(name, query) pairs, oldest first: their order gives the number keys."""
-        try:
-            rows = self._connection.execute("SELECT name, query FROM saved_searches ORDER BY created_at, name")
+        with self._reading() as db:
+            rows = db.execute("SELECT name, query FROM saved_searches ORDER BY created_at, name")
             return [(name, query) for name, query in rows]
-        except sqlite3.Error as error:
-            raise StoreError(f"cannot read {self.path}: {error}") from None
 
     def delete_search(self, name: str) -> bool:
         with self._transaction() as db:

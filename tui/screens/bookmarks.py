@@ -7,14 +7,15 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from search import Bookmark
-from tui.render import NAME_STYLE, counted, links_text
-from tui.screens.paper_actions import PAPER_BINDINGS, PaperActions, short_label
+from search import Bookmark, display_label
+from tui.render import NAME_STYLE, links_text
+from tui.screens.paper_actions import PAPER_BINDINGS, PaperActions
+from tui.store_access import StoreAccess
 from tui.widgets.header import AppHeader
+from tui.wording import bookmarks_title
 
 
 def bookmark_row(bookmark: Bookmark) -> Text:
@@ -22,7 +23,7 @@ def bookmark_row(bookmark: Bookmark) -> Text:
     if bookmark.venue:
         text.append(bookmark.venue, style="dim")
         text.append("  ")
-    text.append(bookmark.title or bookmark.headline)
+    text.append(display_label(bookmark))
     if bookmark.tags:
         text.append("  " + " ".join(f"#{tag}" for tag in bookmark.tags), style="cyan")
     if bookmark.note:
@@ -33,7 +34,7 @@ def bookmark_row(bookmark: Bookmark) -> Text:
 def bookmark_text(bookmark: Bookmark) -> Text:
     """The saved copy of a paper: what was kept when it was bookmarked, plus note and tags."""
     out = Text()
-    out.append(bookmark.title or bookmark.name or bookmark.headline, style="bold")
+    out.append(display_label(bookmark, short=True), style="bold")
     out.append("\n")
     for label, value in (
         ("Venue", bookmark.venue),
@@ -72,7 +73,7 @@ def matches(bookmark: Bookmark, words: list[str]) -> bool:
     return all(word in haystack for word in words)
 
 
-class BookmarksScreen(PaperActions, Screen[str | None]):
+class BookmarksScreen(PaperActions[str | None]):
     """Dismisses with a paper id to open it in the main reader, or None to go back."""
 
     BINDINGS = [
@@ -87,9 +88,12 @@ class BookmarksScreen(PaperActions, Screen[str | None]):
         *PAPER_BINDINGS,
     ]
 
-    def __init__(self, loaded_ids: set[str]) -> None:
+    def __init__(self, loaded_ids: set[str], store_access: StoreAccess | None = None) -> None:
+        """`loaded_ids`: the papers the main reader can open; the others show their saved copy.
+        Without `store_access` there is no store (and nothing to show)."""
         super().__init__()
         self.loaded_ids = loaded_ids
+        self.store_access = store_access or StoreAccess()
         self.shown: list[Bookmark] = []
 
     def compose(self) -> ComposeResult:
@@ -106,7 +110,7 @@ class BookmarksScreen(PaperActions, Screen[str | None]):
         self.query_one("#bookmark-list", OptionList).focus()
 
     def reload(self, keep: str | None = None) -> None:
-        _ok, bookmarks = self.store_call(lambda: self.store.bookmarks())
+        _ok, bookmarks = self.store_access.call(self, lambda store: store.bookmarks())
         words = self.query_one("#bookmark-filter", Input).value.casefold().split()
         self.shown = [b for b in bookmarks or [] if matches(b, words)]
         options = self.query_one("#bookmark-list", OptionList)
@@ -115,7 +119,7 @@ class BookmarksScreen(PaperActions, Screen[str | None]):
         if ids:
             options.highlighted = ids.index(keep) if keep in ids else 0
         total = len(bookmarks or [])
-        self.sub_title = counted(total, "bookmark") + (f", {len(ids)} shown" if words else "")
+        self.sub_title = bookmarks_title(total, len(ids), filtered=bool(words))
         self._preview()
 
     def _preview(self) -> None:
@@ -173,9 +177,9 @@ class BookmarksScreen(PaperActions, Screen[str | None]):
         bookmark = self.current_bookmark()
         if bookmark is None:
             return
-        ok, _ = self.store_call(lambda: self.store.remove(bookmark.paper_id))
+        ok, _ = self.store_access.call(self, lambda store: store.remove(bookmark.paper_id))
         if ok:
-            self.notify(f"Removed bookmark: {short_label(bookmark)}", markup=False, timeout=3)
+            self.notify(f"Removed bookmark: {display_label(bookmark, short=True)}", markup=False, timeout=3)
             index = self.query_one("#bookmark-list", OptionList).highlighted or 0
             self.reload()
             if self.shown:

@@ -11,8 +11,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from search import StoreError, UserStore
+from search import UserStore
 from tui.screens.dialogs import DIALOG_CSS
+from tui.store_access import StoreAccess
 
 
 class Chooser(ModalScreen[str | None]):
@@ -67,7 +68,7 @@ class SavedSearches(Chooser):
     HELP = "1-9 or enter to search · d delete · esc cancel"
 
     def __init__(self, store: UserStore, saved: list[tuple[str, str]]) -> None:
-        self.store = store
+        self.store_access = StoreAccess(store)
         self.names = [name for name, _ in saved]
         """The name behind each choice, in the order shown."""
         super().__init__("Saved searches", _choices(saved), "No saved searches yet: type a query and press ctrl+s.")
@@ -77,13 +78,11 @@ class SavedSearches(Chooser):
         index = options.highlighted
         if index is None or index >= len(self.names):
             return
-        name = self.names.pop(index)
-        try:
-            self.store.delete_search(name)
-        except StoreError as error:
-            self.names.insert(index, name)
-            self.notify(str(error), severity="error", markup=False)
+        name = self.names[index]
+        ok, _ = self.store_access.call(self, lambda store: store.delete_search(name))
+        if not ok:
             return
+        del self.names[index]
         del self.choices[index]
         options.set_options(self._options())  # renumbered: the keys 1-9 follow the list
         self.notify(f"Deleted saved search “{name}”", markup=False)

@@ -112,7 +112,7 @@ class LinkPicker(ModalScreen[Link | None]):
 
     @on(OptionList.OptionSelected, "#links")
     def chosen(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(self.links[int(event.option.id)])
+        self.dismiss(self.links[event.option_index])
 
     def action_cancel(self) -> None:
         self.dismiss(None)

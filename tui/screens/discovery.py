@@ -4,13 +4,17 @@ way of saying what is shown (and every view can be typed, saved and recalled).""
 
 from __future__ import annotations
 
+from abc import abstractmethod
+
 from rich.text import Text
 from textual.binding import Binding
+from textual.screen import Screen
 
-from search import StoreError, split_facets, toggle
-from tui.render import counted
+from search import SearchEngine, split_facets, toggle
 from tui.screens.choosers import Chooser, NameDialog, SavedSearches
+from tui.store_access import StoreAccess
 from tui.widgets.search_box import SearchBox
+from tui.wording import counted
 
 DISCOVERY_BINDINGS = [
     Binding("r", "related", "Related"),
@@ -19,8 +23,6 @@ DISCOVERY_BINDINGS = [
     Binding("ctrl+s", "save_search", "Save search", show=False),
     Binding("S", "saved_searches", "Saved", show=False),
 ]
-
-NO_STORE = "Saved searches need the bookmarks database, which could not be opened"
 
 FILTERS = [
     ("has:code", "papers with a code link"),
@@ -35,8 +37,20 @@ FILTERS = [
 ]
 
 
-class DiscoveryActions:
-    """Mixed into MainScreen, which provides engine, store, query_one, app and notify."""
+class DiscoveryActions(Screen[None]):
+    """The main screen's discovery actions. The screen sets `engine` and `store_access` in its
+    constructor, has a SearchBox, and implements `current_paper_id` and `action_focus_results`."""
+
+    engine: SearchEngine
+    store_access: StoreAccess
+
+    @abstractmethod
+    def current_paper_id(self) -> str | None:
+        """The highlighted paper, if any."""
+
+    @abstractmethod
+    def action_focus_results(self) -> None:
+        """Move the focus to the result list."""
 
     def _set_query(self, text: str) -> None:
         text = " ".join(text.split())
@@ -59,7 +73,7 @@ class DiscoveryActions:
         for paper in self.engine.papers:
             name = self.engine.list_of(paper.id)
             counts[name] = counts.get(name, 0) + 1
-        choices = [(f"All lists · {counted(len(self.engine.papers), 'paper')}", "")]
+        choices: list[tuple[Text | str, str]] = [(f"All lists · {counted(len(self.engine.papers), 'paper')}", "")]
         choices += [(f"{name} · {counted(count, 'paper')}", name) for name, count in counts.items()]
 
         def chosen(name: str | None) -> None:
@@ -75,7 +89,7 @@ class DiscoveryActions:
         query = self.query_one(SearchBox).value
         active = {token.lower() for token in query.split()}
         sort = split_facets(query)[1].sort
-        choices = []
+        choices: list[tuple[Text | str, str]] = []
         for token, meaning in FILTERS:
             on = token in active or (token == f"sort:{sort}")
             label = Text("● " if on else "○ ", style="bold" if on else "dim")
@@ -94,37 +108,28 @@ class DiscoveryActions:
         if not query:
             self.notify("Type a query first, then ctrl+s saves it", severity="warning")
             return
+        if self.store_access.require(self) is None:
+            return
 
         def named(name: str | None) -> None:
-            if name is None or self.store is None:
+            if name is None:
                 return
-            try:
-                self.store.save_search(name, query)
-            except StoreError as error:
-                self.notify(str(error), severity="error", markup=False)
-                return
-            self.notify(f"Saved “{query}” as “{name}” (S or the command palette recalls it)", markup=False)
+            ok, _ = self.store_access.call(self, lambda store: store.save_search(name, query))
+            if ok:
+                self.notify(f"Saved “{query}” as “{name}” (S or the command palette recalls it)", markup=False)
 
-        if self.store is None:
-            self.notify(NO_STORE, severity="error")
-            return
         self.app.push_screen(NameDialog(query), named)
 
     def action_saved_searches(self) -> None:
-        if self.store is None:
-            self.notify(NO_STORE, severity="error")
-            return
-        try:
-            saved = self.store.saved_searches()
-        except StoreError as error:
-            self.notify(str(error), severity="error", markup=False)
+        ok, chooser = self.store_access.call(self, lambda store: SavedSearches(store, store.saved_searches()))
+        if not ok or chooser is None:
             return
 
         def chosen(query: str | None) -> None:
             if query is not None:
                 self.run_saved_search(query)
 
-        self.app.push_screen(SavedSearches(self.store, saved), chosen)
+        self.app.push_screen(chooser, chosen)
 
     def run_saved_search(self, query: str) -> None:
         self._set_query(query)

@@ -10,16 +10,16 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.events import Resize
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, ProgressBar, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from search import Bookmark, Marks, SearchEngine, SearchResult, StoreError, bookmark_of, split_facets
+from search import Bookmark, Marks, SearchEngine, SearchResult, bookmark_of
+from tui import wording
 from tui.messages import IndexFailed, IndexProgress, IndexReady, SearchFinished
-from tui.render import counted
 from tui.screens.discovery import DISCOVERY_BINDINGS, DiscoveryActions
 from tui.screens.paper_actions import PAPER_BINDINGS, PaperActions
+from tui.store_access import StoreAccess
 from tui.widgets.header import AppHeader
 from tui.widgets.reader import ReaderPane
 from tui.widgets.results_list import ResultsList, row_text
@@ -34,7 +34,7 @@ READER_DELAY = 0.15
 costs a whole-screen relayout (~20 ms), which must not stand between a keystroke and its results."""
 
 
-class MainScreen(DiscoveryActions, PaperActions, Screen):
+class MainScreen(DiscoveryActions, PaperActions[None]):
     """Search as you type, browse the ranked list, read the selected abstract."""
 
     BINDINGS = [
@@ -50,9 +50,10 @@ class MainScreen(DiscoveryActions, PaperActions, Screen):
         *DISCOVERY_BINDINGS,
     ]
 
-    def __init__(self, engine: SearchEngine, query: str | None = None) -> None:
+    def __init__(self, engine: SearchEngine, store_access: StoreAccess, query: str | None = None) -> None:
         super().__init__()
         self.engine = engine
+        self.store_access = store_access
         self.initial_query = query or ""
         self.result: SearchResult | None = None
         """Results of the query in the search box; None while there is no query (corpus order)."""
@@ -87,7 +88,7 @@ class MainScreen(DiscoveryActions, PaperActions, Screen):
             search.value = self.initial_query
             search.cursor_position = len(self.initial_query)
         search.focus()
-        self._set_status("Indexing…" if not self.engine.ready else "")
+        self._set_status(wording.INDEXING if not self.engine.ready else "")
         self.build_index()
 
     # -- layout -------------------------------------------------------------------------------
@@ -105,17 +106,18 @@ class MainScreen(DiscoveryActions, PaperActions, Screen):
     @work(thread=True, exclusive=True, group="index", exit_on_error=False)
     def build_index(self) -> None:
         worker = get_current_worker()
-        status = self.engine.ensure_index(
-            on_progress=lambda done, total: self.post_message(IndexProgress(done, total)),
-            cancel=worker.cancelled_event,
-        )
+
+        def progress(done: int, total: int) -> None:
+            self.post_message(IndexProgress(done, total))
+
+        status = self.engine.ensure_index(on_progress=progress, cancel=worker.cancelled_event)
         self.post_message(IndexReady(status))
 
     def on_index_progress(self, message: IndexProgress) -> None:
         progress = self.query_one(ProgressBar)
         progress.add_class("active")
         progress.update(total=message.total, progress=message.done)
-        self._set_status(f"Indexing {message.done:,} of {message.total:,} papers…")
+        self._set_status(wording.indexing_status(message.done, message.total))
 
     def on_index_ready(self, message: IndexReady) -> None:
         # Papers, rows and the index live as long as the app: exempt them from the garbage collector's
@@ -133,7 +135,7 @@ class MainScreen(DiscoveryActions, PaperActions, Screen):
 
     def on_index_failed(self, message: IndexFailed) -> None:
         self.query_one(ProgressBar).remove_class("active")
-        self._set_status(f"Search unavailable: {message.error}")
+        self._set_status(wording.index_failed_status(message.error))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR:
@@ -161,7 +163,7 @@ class MainScreen(DiscoveryActions, PaperActions, Screen):
         if self.engine.ready:
             self._start_search(event.value)
         else:
-            self._set_status("Indexing… results appear as soon as the index is ready")
+            self._set_status(wording.WAITING_FOR_INDEX)
 
     def _start_search(self, text: str) -> None:
         """One search at a time; while one runs, only the newest query waits (typing skips the rest)."""
@@ -193,8 +195,7 @@ class MainScreen(DiscoveryActions, PaperActions, Screen):
         ids = [paper.id for paper in engine.papers]
         self._load_marks()
         self._fill(ids, self._row)
-        count = len(ids)
-        self.query_one(AppHeader).show_sub_title(f"{self._lists_label()} · {counted(count, 'paper')}")
+        self.query_one(AppHeader).show_sub_title(wording.all_papers_title(engine.lists, len(ids)))
         if engine.ready:
             self._set_status("")
 
@@ -204,32 +205,10 @@ class MainScreen(DiscoveryActions, PaperActions, Screen):
         ids = [hit.paper_id for hit in result.hits]
         self._defer_reader()
         self._fill(ids, lambda pid: self._row(pid, result.terms))
-        shown = f" (top {len(ids):,})" if result.total > len(ids) else ""
-        query = result.corrected or result.query
-        noun = "match" if result.total == 1 else "matches"
-        related = split_facets(query)[1].related
-        if related is not None and related in engine.by_id:
-            what = f"{result.total:,} papers related to “{engine.row(related).headline}”"
-        else:
-            what = f"{result.total:,} {noun} for “{query}”{shown}"
-        self.query_one(AppHeader).show_sub_title(f"{self._lists_label()} · {what}")
-        if result.corrected:
-            self._set_status(
-                f"No matches for “{result.query}”. Did you mean “{result.corrected}”? Showing those results."
-            )
-        elif not ids:
-            self._set_status(
-                f"Nothing matches “{result.query}”. Try fewer or other words, a prefix like graph*, or fuzzy~."
-            )
-        elif result.notice:
-            self._set_status(f"Hint: {result.notice}.")
-        else:
-            self._set_status("")
-
-    def _lists_label(self) -> str:
-        """Which lists are loaded, for the header."""
-        names = self.engine.lists
-        return ", ".join(names) if len(names) <= 3 else f"{len(names)} lists"  # ctrl+l names them all
+        related = wording.related_paper(result)
+        headline = engine.row(related).headline if related is not None and related in engine.by_id else None
+        self.query_one(AppHeader).show_sub_title(wording.result_title(engine.lists, result, headline))
+        self._set_status(wording.result_status(result))
 
     def _row(self, paper_id: str, terms=()) -> Text:
         # Until the index is open, rows come straight from the corpus (no markup conversion).
@@ -253,13 +232,11 @@ class MainScreen(DiscoveryActions, PaperActions, Screen):
 
     def _load_marks(self) -> None:
         """Bookmarks and read marks, re-read (not on every keystroke) so another instance's changes show up."""
-        if self.store is None:
+        if not self.store_access.available:
             return
-        try:
-            self.bookmarked = self.store.bookmarked_ids()
-            self.opened = self.store.opened_ids()
-        except StoreError as error:
-            self.notify(str(error), severity="error", markup=False)
+        ok, marks = self.store_access.call(self, lambda store: (store.bookmarked_ids(), store.opened_ids()))
+        if ok and marks is not None:
+            self.bookmarked, self.opened = marks
 
     def _redraw_row(self, paper_id: str) -> None:
         results = self.query_one(ResultsList)
@@ -315,8 +292,8 @@ class MainScreen(DiscoveryActions, PaperActions, Screen):
             return
         self.add_class("reading")
         self.query_one(ReaderPane).focus()
-        if self.store is not None and paper_id not in self.opened:
-            ok, _ = self.store_call(lambda: self.store.mark_opened(paper_id))
+        if self.store_access.available and paper_id not in self.opened:
+            ok, _ = self.store_access.call(self, lambda store: store.mark_opened(paper_id))
             if ok:
                 self.opened.add(paper_id)
                 self._redraw_row(paper_id)
@@ -330,12 +307,7 @@ class MainScreen(DiscoveryActions, PaperActions, Screen):
         paper_id = self.current_paper_id()
         if paper_id is None:
             return None
-        stored = None
-        if self.store is not None:
-            try:
-                stored = self.store.get(paper_id)
-            except StoreError:
-                stored = None
+        _ok, stored = self.store_access.call(self, lambda store: store.get(paper_id), quiet=True)
         return stored or bookmark_of(self.engine.describe(paper_id))
 
     def bookmarks_changed(self, paper_id: str) -> None:
@@ -357,8 +329,7 @@ class MainScreen(DiscoveryActions, PaperActions, Screen):
             results.highlighted = keep
 
     def action_show_bookmarks(self) -> None:
-        if self.store is None:
-            self.store_call(lambda: None)
+        if self.store_access.require(self) is None:
             return
 
         def opened(paper_id: str | None) -> None:
@@ -375,7 +346,7 @@ class MainScreen(DiscoveryActions, PaperActions, Screen):
 
         from tui.screens.bookmarks import BookmarksScreen  # loaded when first opened, not before the first frame
 
-        self.app.push_screen(BookmarksScreen({p.id for p in self.engine.papers}), opened)
+        self.app.push_screen(BookmarksScreen({p.id for p in self.engine.papers}, self.store_access), opened)
 
     def action_close_reader(self) -> None:
         if self.query_one(ReaderPane).has_focus or self.has_class("reading"):

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Callable
 from typing import TypeVar
 
 from textual.binding import Binding
+from textual.screen import Screen
 
-from search import Bookmark, Link, StoreError, UserStore, bibtex_entry, markdown_citation, primary_link
+from search import Bookmark, Link, bibtex_entry, display_label, markdown_citation, primary_link
 from tui.clipboard import copy_text, open_url
 from tui.screens.dialogs import LinkPicker, NoteDialog, TagsDialog
+from tui.store_access import StoreAccess
 
-T = TypeVar("T")
+ResultT = TypeVar("ResultT")
 
 PAPER_BINDINGS = [
     Binding("b", "toggle_bookmark", "Bookmark"),
@@ -24,37 +27,20 @@ PAPER_BINDINGS = [
 ]
 
 
-def short_label(bookmark: Bookmark) -> str:
-    """How a notification names a paper: its title, else its method name, else its headline."""
-    return bookmark.title or bookmark.name or bookmark.headline
+class PaperActions(Screen[ResultT]):
+    """A screen that can say which paper is selected (as a Bookmark snapshot) and acts on it.
 
+    The screen sets `store_access` in its constructor and implements `current_bookmark`."""
 
-class PaperActions:
-    """Mixed into a Screen that can say which paper is selected (as a Bookmark snapshot)."""
+    store_access: StoreAccess
+    """The user store (or why there is none), passed in by whoever made the screen."""
 
+    @abstractmethod
     def current_bookmark(self) -> Bookmark | None:
         """The selected paper, with its stored note and tags when it is bookmarked."""
-        raise NotImplementedError
 
     def bookmarks_changed(self, paper_id: str) -> None:
         """Called after a bookmark, note or tags changed, so the screen can redraw."""
-
-    # -- store access -------------------------------------------------------------------------
-
-    @property
-    def store(self) -> UserStore | None:
-        return self.app.store  # type: ignore[attr-defined]
-
-    def store_call(self, action: Callable[[], T]) -> tuple[bool, T | None]:
-        """Run a store operation: (True, result), or (False, None) after telling the user why not."""
-        if self.store is None:
-            self.notify(self.app.store_problem or "Bookmarks are unavailable.", severity="warning", markup=False)  # type: ignore[attr-defined]
-            return False, None
-        try:
-            return True, action()
-        except StoreError as error:
-            self.notify(str(error), title="Could not save", severity="error", markup=False)
-            return False, None
 
     def _selected(self) -> Bookmark | None:
         bookmark = self.current_bookmark()
@@ -68,10 +54,10 @@ class PaperActions:
         bookmark = self._selected()
         if bookmark is None:
             return
-        ok, now_bookmarked = self.store_call(lambda: self.store.toggle(bookmark))
+        ok, now_bookmarked = self.store_access.call(self, lambda store: store.toggle(bookmark))
         if ok:
             verb = "Bookmarked" if now_bookmarked else "Removed bookmark"
-            self.notify(f"{verb}: {short_label(bookmark)}", markup=False, timeout=3)
+            self.notify(f"{verb}: {display_label(bookmark, short=True)}", markup=False, timeout=3)
             self.bookmarks_changed(bookmark.paper_id)
 
     def _stored_or_added(self) -> Bookmark | None:
@@ -79,13 +65,13 @@ class PaperActions:
         bookmark = self._selected()
         if bookmark is None:
             return None
-        ok, stored = self.store_call(lambda: self.store.get(bookmark.paper_id))
+        ok, stored = self.store_access.call(self, lambda store: store.get(bookmark.paper_id))
         if not ok or stored is not None:
             return stored
-        ok, _ = self.store_call(lambda: self.store.add(bookmark))
+        ok, _ = self.store_access.call(self, lambda store: store.add(bookmark))
         if not ok:
             return None
-        self.notify(f"Bookmarked: {short_label(bookmark)}", markup=False, timeout=3)
+        self.notify(f"Bookmarked: {display_label(bookmark, short=True)}", markup=False, timeout=3)
         self.bookmarks_changed(bookmark.paper_id)
         return bookmark
 
@@ -97,7 +83,7 @@ class PaperActions:
         def save(note: str | None) -> None:
             if note is None:
                 return
-            ok, _ = self.store_call(lambda: self.store.set_note(bookmark.paper_id, note))
+            ok, _ = self.store_access.call(self, lambda store: store.set_note(bookmark.paper_id, note))
             if ok:
                 self.notify("Note saved." if note else "Note cleared.", timeout=3)
                 self.bookmarks_changed(bookmark.paper_id)
@@ -112,7 +98,7 @@ class PaperActions:
         def save(tags: list[str] | None) -> None:
             if tags is None:
                 return
-            ok, _ = self.store_call(lambda: self.store.set_tags(bookmark.paper_id, tags))
+            ok, _ = self.store_access.call(self, lambda store: store.set_tags(bookmark.paper_id, tags))
             if ok:
                 self.notify(f"Tags: {', '.join(tags) or 'none'}", markup=False, timeout=3)
                 self.bookmarks_changed(bookmark.paper_id)
@@ -155,7 +141,12 @@ class PaperActions:
         bookmark = self._selected()
         if bookmark is None or not bookmark.links:
             return
-        self.app.push_screen(LinkPicker(title, bookmark.links), lambda link: link and then(link))
+
+        def picked(link: Link | None) -> None:
+            if link is not None:
+                then(link)
+
+        self.app.push_screen(LinkPicker(title, bookmark.links), picked)
 
     def action_copy_abstract(self) -> None:
         bookmark = self._selected()

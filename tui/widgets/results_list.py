@@ -8,6 +8,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
 from textual.geometry import Size
+from textual.visual import VisualType
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
@@ -41,16 +42,17 @@ class PaperOption(Option):
 
     def __init__(self, paper_id: str, make_row: Callable[[str], Text]) -> None:
         super().__init__("", id=paper_id)
+        self._paper_id = paper_id
         self._make_row: Callable[[str], Text] | None = make_row
 
     @property
-    def prompt(self) -> Text:
+    def prompt(self) -> VisualType:
         if self._make_row is not None:
-            self._prompt = self._make_row(self.id)
+            self._prompt = self._make_row(self._paper_id)
             self._make_row = None
         return self._prompt
 
-    def _set_prompt(self, prompt) -> None:
+    def _set_prompt(self, prompt: VisualType) -> None:
         self._make_row = None
         super()._set_prompt(prompt)
 

@@ -1,0 +1,98 @@
+"""The header and status line wording, exactly as the user reads it, without running the app."""
+
+from __future__ import annotations
+
+from search import Hit, SearchResult
+from tui.wording import (
+    INDEXING,
+    WAITING_FOR_INDEX,
+    all_papers_title,
+    bookmarks_title,
+    counted,
+    index_failed_status,
+    indexing_status,
+    lists_label,
+    related_paper,
+    result_status,
+    result_title,
+)
+
+
+def result(query: str, shown: int, total: int | None = None, **fields) -> SearchResult:
+    hits = tuple(Hit(f"p{n}", 1.0) for n in range(shown))
+    return SearchResult(query, hits, shown if total is None else total, **fields)
+
+
+def test_counted_says_one_or_many_with_thousands_separators():
+    assert counted(1, "paper") == "1 paper"
+    assert counted(0, "paper") == "0 papers"
+    assert counted(10_750, "paper") == "10,750 papers"
+
+
+def test_lists_are_named_up_to_three_then_counted():
+    assert lists_label(["iclr2025"]) == "iclr2025"
+    assert lists_label(["iclr2024", "nips2023"]) == "iclr2024, nips2023"
+    assert lists_label(["a", "b", "c"]) == "a, b, c"
+    assert lists_label(["a", "b", "c", "d", "e"]) == "5 lists"
+
+
+def test_header_over_every_paper():
+    assert all_papers_title(["iclr2025"], 38) == "iclr2025 · 38 papers"
+    assert all_papers_title(["iclr2024", "nips2023"], 4) == "iclr2024, nips2023 · 4 papers"
+    assert all_papers_title(["a", "b", "c", "d", "e"], 5) == "5 lists · 5 papers"
+    assert all_papers_title(["corpus"], 1) == "corpus · 1 paper"
+
+
+def test_header_over_results_counts_matches_and_says_when_only_the_top_are_shown():
+    assert result_title(["iclr2025"], result("bitstack", 1)) == "iclr2025 · 1 match for “bitstack”"
+    assert result_title(["iclr2025"], result("kv cache", 2)) == "iclr2025 · 2 matches for “kv cache”"
+    assert result_title(["iclr2025"], result("kv cache", 200, 1234)) == (
+        "iclr2025 · 1,234 matches for “kv cache” (top 200)"
+    )
+    assert result_title(["iclr2025"], result("qqzzxxyy", 0)) == "iclr2025 · 0 matches for “qqzzxxyy”"
+
+
+def test_header_names_the_corrected_query_when_one_was_searched_instead():
+    corrected = result("wasserstien", 1, corrected="wasserstein")
+    assert result_title(["iclr2025"], corrected) == "iclr2025 · 1 match for “wasserstein”"
+
+
+def test_header_over_related_papers_names_the_paper_by_its_headline():
+    related = result("related:abc", 40)
+    assert related_paper(related) == "abc"
+    assert result_title(["iclr2024", "nips2023"], related, "Zebra Graph Networks") == (
+        "iclr2024, nips2023 · 40 papers related to “Zebra Graph Networks”"
+    )
+    assert result_title(["corpus"], related) == "corpus · 40 matches for “related:abc”"  # paper not loaded
+    assert related_paper(result("graph networks", 3)) is None
+
+
+def test_status_for_a_corrected_query():
+    assert result_status(result("wasserstien", 1, corrected="wasserstein")) == (
+        "No matches for “wasserstien”. Did you mean “wasserstein”? Showing those results."
+    )
+
+
+def test_status_for_no_results():
+    assert result_status(result("qqzzxxyy", 0)) == (
+        "Nothing matches “qqzzxxyy”. Try fewer or other words, a prefix like graph*, or fuzzy~."
+    )
+
+
+def test_status_for_a_syntax_hint_and_for_plain_results():
+    assert result_status(result('"kv cache', 3, notice="unbalanced quote")) == "Hint: unbalanced quote."
+    assert result_status(result("kv cache", 2)) == ""
+
+
+def test_index_status():
+    assert INDEXING == "Indexing…"
+    assert WAITING_FOR_INDEX == "Indexing… results appear as soon as the index is ready"
+    assert indexing_status(300, 300) == "Indexing 300 of 300 papers…"
+    assert indexing_status(1200, 10_750) == "Indexing 1,200 of 10,750 papers…"
+    assert index_failed_status("OSError: disk full") == "Search unavailable: OSError: disk full"
+
+
+def test_bookmarks_header():
+    assert bookmarks_title(1, 1, filtered=False) == "1 bookmark"
+    assert bookmarks_title(3, 3, filtered=False) == "3 bookmarks"
+    assert bookmarks_title(3, 1, filtered=True) == "3 bookmarks, 1 shown"

@@ -1,0 +1,72 @@
+"""What the header and the status line say, as pure functions of plain values (no widgets, no engine),
+so the exact wording a user reads is tested without running the app."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from search import SearchResult, split_facets
+
+INDEXING = "Indexing…"
+WAITING_FOR_INDEX = "Indexing… results appear as soon as the index is ready"
+MAX_NAMED_LISTS = 3
+"""The header names this many lists at most; beyond that it counts them (ctrl+l names them all)."""
+
+
+def counted(count: int, noun: str) -> str:
+    """ "1 paper", "10,750 papers"."""
+    return f"{count:,} {noun}{'s' if count != 1 else ''}"
+
+
+def lists_label(names: Sequence[str]) -> str:
+    """Which lists are loaded: "iclr2024, nips2023", or "5 lists" when there are more than three."""
+    return ", ".join(names) if len(names) <= MAX_NAMED_LISTS else f"{len(names)} lists"
+
+
+def all_papers_title(lists: Sequence[str], count: int) -> str:
+    """The header over every paper in corpus order: "iclr2025 · 38 papers"."""
+    return f"{lists_label(lists)} · {counted(count, 'paper')}"
+
+
+def related_paper(result: SearchResult) -> str | None:
+    """The paper id a `related:` query asks about, if it is one (its headline goes in the header)."""
+    return split_facets(result.corrected or result.query)[1].related
+
+
+def result_title(lists: Sequence[str], result: SearchResult, related_headline: str | None = None) -> str:
+    """The header over search results: "iclr2025 · 12 matches for “kv cache” (top 200)", or for a
+    `related:` query whose paper is loaded (`related_headline`), "iclr2025 · 40 papers related to “…”"."""
+    if related_headline is not None:
+        what = f"{result.total:,} papers related to “{related_headline}”"
+    else:
+        shown = len(result.hits)
+        more = f" (top {shown:,})" if result.total > shown else ""
+        noun = "match" if result.total == 1 else "matches"
+        what = f"{result.total:,} {noun} for “{result.corrected or result.query}”{more}"
+    return f"{lists_label(lists)} · {what}"
+
+
+def result_status(result: SearchResult) -> str:
+    """The status line under the search box for a result: a correction, an empty result's advice, a
+    syntax hint, or nothing."""
+    if result.corrected:
+        return f"No matches for “{result.query}”. Did you mean “{result.corrected}”? Showing those results."
+    if not result.hits:
+        return f"Nothing matches “{result.query}”. Try fewer or other words, a prefix like graph*, or fuzzy~."
+    if result.notice:
+        return f"Hint: {result.notice}."
+    return ""
+
+
+def indexing_status(done: int, total: int) -> str:
+    """ "Indexing 1,200 of 10,750 papers…"."""
+    return f"Indexing {done:,} of {total:,} papers…"
+
+
+def index_failed_status(error: str) -> str:
+    return f"Search unavailable: {error}"
+
+
+def bookmarks_title(total: int, shown: int, filtered: bool) -> str:
+    """The bookmarks screen's header: "3 bookmarks", or "3 bookmarks, 1 shown" while a filter is typed."""
+    return counted(total, "bookmark") + (f", {shown} shown" if filtered else "")
