@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -10,6 +12,27 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 PAPERLISTS = SHARED / "corpora" / "paperlists"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config) -> int:
+    """`-n auto` (the default, see pyproject.toml): two workers per CPU. Many tests spend half their
+    time or more waiting rather than computing (Textual's pilot waits for the app to go idle, the e2e
+    tests for a real terminal, the store tests for fsync); the second worker uses the CPU they leave
+    idle (on 2 CPUs: 4 workers finished in 200 s where 3 took 214-237 s and 2 took 268 s).
+    PYTEST_XDIST_AUTO_NUM_WORKERS still overrides it."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return int(os.environ["PYTEST_XDIST_AUTO_NUM_WORKERS"])
+    return 2 * len(os.sched_getaffinity(0))
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(config, items):
+    """Tests over the real lists run on one xdist worker (with --dist loadgroup), so the 10,750
+    abstracts are loaded and converted once, not once per worker."""
+    for item in items:
+        if "real_corpora" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("real-corpora"))
 
 
 @pytest.fixture(autouse=True)
@@ -35,6 +58,70 @@ def paperlist_files() -> list[Path]:
     if not files:
         skip_unless_ci(f"needs the shared corpora at {PAPERLISTS} (not part of a fresh clone)")
     return files
+
+
+def run_wide_dir(tmp_path_factory, name: str) -> Path:
+    """A directory shared by every xdist worker of this test run (and only this run)."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # each worker's basetemp is <run>/popen-gwN
+    folder = base / name
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+class RealCorpora:
+    """An engine over the real lists, and the thread building its index."""
+
+    def __init__(self, engine, cache: Path) -> None:
+        self.engine = engine
+        self._cache = cache
+        self._failure: BaseException | None = None
+        self._builder = threading.Thread(target=self._build, name="real-corpora-index", daemon=True)
+        self._builder.start()
+
+    def _build(self) -> None:
+        with open(self._cache / "build.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # one build per run, whichever worker comes first
+            try:
+                self.engine.ensure_index()
+            except Exception as error:  # noqa: BLE001 - handed to the tests that need the index
+                self._failure = error
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def indexed(self):
+        """The engine, once its index is built."""
+        self._builder.join()
+        if self._failure is not None:
+            raise self._failure
+        return self.engine
+
+
+@pytest.fixture(scope="session")
+def real_corpora(paperlist_files, tmp_path_factory) -> RealCorpora:
+    """The real conference lists (10,750 papers) loaded once; their index is built in the background
+    (by child processes) while the tests that need only the papers run.
+
+    The tests that use it run on one xdist worker (see pytest_collection_modifyitems), and the
+    engine's `describe` is cached, so each abstract converts once. Should they be spread over
+    workers anyway (--dist load), the index is still built once per run: the first worker builds
+    it, the others wait for the lock and open it (an index is keyed by its content, see
+    search/index/shard.py)."""
+    from search.corpus.loader import load_corpus
+    from search.engine import SearchEngine
+
+    cache = run_wide_dir(tmp_path_factory, "real-corpora-cache")
+    corpora = RealCorpora(SearchEngine(load_corpus(paperlist_files), cache_dir=cache), cache)
+    yield corpora
+    corpora._builder.join()
+    corpora.engine.close()
+
+
+@pytest.fixture(scope="session")
+def real_engine(real_corpora):
+    """The engine over the real lists, its index built (see real_corpora)."""
+    return real_corpora.indexed()
 
 
 @pytest.fixture(scope="session")

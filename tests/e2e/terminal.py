@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import time
@@ -23,10 +24,17 @@ def installed_command() -> str:
     return found
 
 
+DEADLINE = 60.0
+"""How long to wait for something to appear on screen: generous, as tests run in parallel on a busy
+machine. Waits end as soon as their condition holds, so a passing test never waits this long."""
+
+
 class Terminal:
     """A pseudo-terminal running iclr-reader, rendered by pyte into rows of text."""
 
-    def __init__(self, args: list[str], home: Path, columns: int = 100, rows: int = 30) -> None:
+    def __init__(
+        self, args: list[str], home: Path, columns: int = 100, rows: int = 30, cwd: Path | None = None
+    ) -> None:
         env = dict(os.environ)
         env.update(
             TERM="xterm-256color",
@@ -41,7 +49,7 @@ class Terminal:
         self.screen = pyte.Screen(columns, rows)
         self.stream = pyte.ByteStream(self.screen)
         self.raw = bytearray()
-        self.child = pexpect.spawn(installed_command(), args, env=env, dimensions=(rows, columns))
+        self.child = pexpect.spawn(installed_command(), args, env=env, dimensions=(rows, columns), cwd=cwd)
 
     def _pump(self, timeout: float = 0.1) -> None:
         try:
@@ -56,26 +64,36 @@ class Terminal:
     def text(self) -> str:
         return "\n".join(self.screen.display)
 
-    def wait_for(self, needle: str, timeout: float = 30.0) -> str:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            self._pump()
-            if needle in self.text():
-                return self.text()
-        raise AssertionError(f"{needle!r} never appeared on screen:\n{self.text()}")
+    def footer(self) -> str:
+        """The bottom row: the key hints of whatever has the focus."""
+        return self.screen.display[-1]
 
-    def settle(self, quiet: float = 0.5, timeout: float = 10.0) -> str:
-        """Read until the program has been quiet for a moment."""
+    def wait_until(self, condition, what: str, timeout: float = DEADLINE) -> str:
+        """Read the program's output until condition(screen text) holds; the screen. Fails, showing
+        the screen, if it does not hold within the timeout."""
         deadline = time.monotonic() + timeout
-        last = len(self.raw)
-        quiet_since = time.monotonic()
-        while time.monotonic() < deadline:
-            self._pump()
-            if len(self.raw) != last:
-                last, quiet_since = len(self.raw), time.monotonic()
-            elif time.monotonic() - quiet_since >= quiet:
-                break
+        while not condition(self.text()):
+            if time.monotonic() >= deadline:
+                raise AssertionError(f"{what} never appeared on screen:\n{self.text()}")
+            self._pump()  # returns as soon as output arrives
         return self.text()
+
+    def wait_for(self, *needles: str, timeout: float = DEADLINE) -> str:
+        """Wait until every needle is on screen at once."""
+        return self.wait_until(
+            lambda screen: all(needle in screen for needle in needles), " and ".join(map(repr, needles)), timeout
+        )
+
+    def wait_for_focus(self, where: str, timeout: float = DEADLINE) -> str:
+        """Wait until the footer's key hints show the focus is on the search box, results or reader."""
+        return self.wait_until(lambda _: FOCUS[where](self.footer()), f"the focus on the {where}", timeout)
+
+    def type(self, text: str) -> None:
+        """Type like a person: one key at a time, each shown in the search box before the next."""
+        for typed in range(1, len(text) + 1):
+            self.send(text[typed - 1])
+            pattern = re.compile(r"▊ +" + re.escape(text[:typed]))
+            self.wait_until(pattern.search, f"{text[:typed]!r} in the search box")
 
     def send(self, keys: str) -> None:
         self.child.send(keys)
@@ -85,7 +103,7 @@ class Terminal:
         self.send("q")
         return self.close()
 
-    def close(self, timeout: float = 15.0) -> int | None:
+    def close(self, timeout: float = DEADLINE) -> int | None:
         deadline = time.monotonic() + timeout
         while self.child.isalive() and time.monotonic() < deadline:
             self._pump()
@@ -94,6 +112,14 @@ class Terminal:
         self.child.close()
         return self.child.exitstatus
 
+
+# The footer's hints for each focus: only the results list offers ⏎ Open; the reader offers the
+# paper's keys (? Help ...) without it; the search box offers neither.
+FOCUS = {
+    "search": lambda footer: "? Help" not in footer,
+    "results": lambda footer: "⏎ Open" in footer,
+    "reader": lambda footer: "? Help" in footer and "⏎ Open" not in footer,
+}
 
 ESC = "\x1b"
 ENTER = "\r"

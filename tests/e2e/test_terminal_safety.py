@@ -57,11 +57,11 @@ def test_app_renders_a_hostile_corpus_inert(tmp_path):
             term.send(ch)
         term.wait_for("1 match for “clipboard”")
         term.send(ENTER)
-        term.settle()
+        term.wait_for_focus("results")
         term.send(ENTER)
-        screen = term.settle()
-        assert "[bold red]not bold[/]" in screen  # Rich markup shows as the text it is
-        assert "Clipboard" in screen and "write." in screen
+        term.wait_for_focus("reader")
+        # Rich markup shows as the text it is
+        term.wait_for("[bold red]not bold[/]", "Clipboard", "write.")
         assert term.quit() == 0
         assert_inert(bytes(term.raw))
     finally:

@@ -5,8 +5,6 @@ import unicodedata
 
 import pytest
 
-from search.corpus.loader import load_corpus
-from search.engine import SearchEngine
 from search.text.mathtext import searchable
 
 pytestmark = pytest.mark.corpora
@@ -16,11 +14,10 @@ _URLS = re.compile(r"\(https?://[^)]*\)|https?://\S+|www\.\S+")
 _NOT_PROSE = re.compile(r"\$[^$]*\$|\\textcolor\{[^}]*\}|\\(?:begin|end)\{[^}]*\}|\\[A-Za-z]+")
 
 
-@pytest.fixture(scope="module")
-def engine(paperlist_files, tmp_path_factory):
-    engine = SearchEngine(load_corpus(paperlist_files), cache_dir=tmp_path_factory.mktemp("cache"))
-    engine.ensure_index()
-    return engine
+@pytest.fixture
+def engine(real_engine):
+    """The session's engine over the real lists (tests/conftest.py): loaded and indexed once."""
+    return real_engine
 
 
 def _fold(text):

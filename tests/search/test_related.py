@@ -1,8 +1,5 @@
 """Related papers: more like this, over the abstract's most distinctive words."""
 
-from search.corpus.loader import load_corpus
-from search.engine import SearchEngine
-
 
 def by_name(engine, name):
     return next(p.id for p in engine.papers if engine.describe(p.id).name == name)
@@ -25,9 +22,8 @@ def test_related_as_a_query_with_filters_and_unknown_ids(seed_engine):
     assert result.total == 0 and "no paper with id 'nope'" in result.notice
 
 
-def test_related_on_real_corpora_stays_on_topic(paperlist_files, tmp_path_factory):
-    engine = SearchEngine(load_corpus(paperlist_files), cache_dir=tmp_path_factory.mktemp("cache"))
-    engine.ensure_index()
+def test_related_on_real_corpora_stays_on_topic(real_engine):
+    engine = real_engine
     gan = engine.search('title:"generative adversarial"', limit=1).hits[0].paper_id
     hits = engine.related(gan, limit=10)
     about_gans = [

@@ -88,14 +88,9 @@ def test_seed_ranking_matches_whoosh(seed_engine, text):
     assert_ranks_like_whoosh(seed_engine, text)
 
 
-def test_real_corpora_ranking_matches_whoosh(paperlist_files, tmp_path_factory):
-    from search.corpus.loader import load_corpus
-    from search.engine import SearchEngine
-
-    engine = SearchEngine(load_corpus(paperlist_files), cache_dir=tmp_path_factory.mktemp("cache"))
-    engine.ensure_index()
+def test_real_corpora_ranking_matches_whoosh(real_engine):
     for text in REAL_QUERIES:
-        assert_ranks_like_whoosh(engine, text)
+        assert_ranks_like_whoosh(real_engine, text)
 
 
 def test_sloppy_phrases_are_left_to_whoosh(seed_engine):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 import sqlite3
@@ -139,17 +140,31 @@ KILL_ROUNDS = 50
 
 
 def test_sigkill_in_the_middle_of_writes_loses_nothing_acknowledged(tmp_path):
-    """50 times: a writer is killed at a different point; everything it acknowledged is there."""
+    """50 times: a writer is killed at a different point; everything it acknowledged is there.
+
+    The writers are processes of their own, forked from a fork server that imported the store once
+    (tests/search/store_writer.py): 50 fresh interpreters would spend their time importing, not writing."""
+    from tests.search import store_writer
+
+    forks = multiprocessing.get_context("forkserver")
+    forks.set_forkserver_preload(["tests.search.store_writer"])
     path = tmp_path / "u.sqlite3"
     UserStore(path)
     acknowledged: set[str] = set()
     for round_ in range(KILL_ROUNDS):
-        writer = _writer(path, f"r{round_}-", 100_000)
+        received, sent = forks.Pipe(duplex=False)
+        writer = forks.Process(
+            target=store_writer.write_and_acknowledge, args=(str(path), f"r{round_}-", 100_000, sent)
+        )
+        writer.start()
+        sent.close()  # the writer holds the only sending end: its death is an EOF here
         for _ in range(1 + (round_ * 7) % 40):
-            acknowledged.add(writer.stdout.readline().strip())
+            assert received.poll(60), f"round {round_}: the writer acknowledged nothing for a minute"
+            acknowledged.add(received.recv())
         os.kill(writer.pid, signal.SIGKILL)
-        writer.wait(timeout=30)
-        writer.stdout.close()
+        writer.join(timeout=30)
+        assert writer.exitcode == -signal.SIGKILL, f"round {round_}: {writer.exitcode}"
+        received.close()
         assert acknowledged <= UserStore(path).bookmarked_ids(), f"round {round_}"
     assert len(acknowledged) > KILL_ROUNDS
 

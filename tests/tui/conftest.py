@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from search.corpus.loader import load_corpus
@@ -16,10 +18,9 @@ async def settle(pilot, app) -> None:
     for _ in range(3):
         await app.workers.wait_for_complete()
         await pilot.pause()
-    for _ in range(100):
-        if not getattr(app.screen, "reader_waiting", False):
-            break
-        await pilot.pause(0.05)
+    deadline = time.monotonic() + 10  # the reader's timer is 0.15 s: generous for a busy machine
+    while getattr(app.screen, "reader_waiting", False) and time.monotonic() < deadline:
+        await pilot.pause(0.01)
 
 
 @pytest.fixture

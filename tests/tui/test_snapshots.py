@@ -2,6 +2,7 @@
 pytest tests/tui/test_snapshots.py --snapshot-update"""
 
 import pytest
+from textual.widgets import Input
 
 from tests.tui.conftest import settle
 from tui.widgets.search_box import SearchBox
@@ -17,6 +18,9 @@ def prepared(*keys):
         for key in keys:
             await pilot.press(key)
             await settle(pilot, app)
+        for box in app.screen.query(Input):  # a screen opened by the keys (help's filter) blinks too
+            box.cursor_blink = False
+        await settle(pilot, app)
 
     return run_before
 
