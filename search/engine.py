@@ -50,7 +50,11 @@ class SearchEngine:
     def __init__(self, corpus: Corpus, cache_dir: Path | None = None) -> None:
         self.corpus = corpus
         self.papers: tuple[Paper, ...] = corpus.papers
-        self.by_id = {paper.id: paper for paper in corpus.papers}
+        self.aliases = corpus.aliases
+        """The id of each paper merged into another (the same paper in two lists) -> its kept id."""
+        kept = {paper.id: paper for paper in corpus.papers}
+        self.by_id = {**{alias: kept[target] for alias, target in self.aliases.items()}, **kept}
+        """Every id a paper can be found by: its own and its aliases."""
         self._cache_dir = cache_dir
         self._runner: QueryRunner | None = None
         self._index: ShardedIndex | None = None
@@ -58,12 +62,13 @@ class SearchEngine:
         self._stored_rows: dict[str, Row] = {}
         self.describe = lru_cache(maxsize=None)(self._describe)
         self._list_of = lru_cache(maxsize=None)(list_name)
+        self._lists_of = lru_cache(maxsize=None)(self._paper_lists)
         self._lists: list[str] | None = None
         self._with_papers: set[str] | None = None
         self._filters = Filters(
             self.papers,
             lambda: self.lists,
-            lambda paper: self._list_of(paper.source),
+            lambda paper: self._lists_of(paper.source, paper.also_in),
             lambda paper_id: self.row(paper_id).headline,
             lambda paper_id: self.row(paper_id).has_code,
         )
@@ -82,10 +87,20 @@ class SearchEngine:
     # -- papers -------------------------------------------------------------------------------
 
     def paper(self, paper_id: str) -> Paper:
+        """The paper with this id, or with this id among its aliases (a paper merged into it)."""
         try:
             return self.by_id[paper_id]
         except KeyError:
             raise UnknownPaper(paper_id) from None
+
+    def canonical(self, paper_id: str) -> str:
+        """The id a paper is kept under: itself, or the paper an alias was merged into."""
+        return self.aliases.get(paper_id, paper_id)
+
+    def _canonical_marks(self, marks: Marks) -> Marks:
+        if not self.aliases:
+            return marks
+        return Marks(frozenset(map(self.canonical, marks.bookmarked)), frozenset(map(self.canonical, marks.opened)))
 
     def _describe(self, paper_id: str) -> Description:
         return describe(self.paper(paper_id))
@@ -144,7 +159,7 @@ class SearchEngine:
         assert self._runner is not None
         words, facets = split_facets(text)
         text = " ".join(text.split())
-        allowed, problems = self._filters.allowed(facets, marks or Marks())
+        allowed, problems = self._filters.allowed(facets, self._canonical_marks(marks or Marks()))
         if facets.related is not None:
             return self._related_result(text, facets, limit, allowed, problems)
         if not _WORDS.search(words):
@@ -173,6 +188,7 @@ class SearchEngine:
             self.ensure_index()
         assert self._runner is not None
         paper = self.paper(paper_id)
+        paper_id = paper.id
         description = self.describe(paper_id)
         text = " ".join([paper.title or "", description.name or "", description.rendered.text, *paper.keywords])
         return self._runner.similar(paper_id, text, limit, allowed)
@@ -193,11 +209,28 @@ class SearchEngine:
 
     def _loaded_lists(self) -> set[str]:
         if self._with_papers is None:
-            self._with_papers = {self._list_of(paper.source) for paper in self.papers}
+            self._with_papers = {name for paper in self.papers for name in self._lists_of(paper.source, paper.also_in)}
         return self._with_papers
 
     def list_of(self, paper_id: str) -> str:
+        """The list the paper was first found in (lists_of names every list it is in)."""
         return self._list_of(self.paper(paper_id).source)
+
+    def lists_of(self, paper_id: str) -> tuple[str, ...]:
+        """Every list the paper is in: the same paper in two lists is one paper, in both."""
+        paper = self.paper(paper_id)
+        return self._lists_of(paper.source, paper.also_in)
+
+    def _paper_lists(self, source: str, also_in: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(self._list_of(path) for path in (source, *also_in)))
+
+    def list_counts(self) -> dict[str, int]:
+        """How many papers each loaded list has, in corpus order; a paper in two lists counts in both."""
+        counts = dict.fromkeys(self.lists, 0)
+        for paper in self.papers:
+            for name in self._lists_of(paper.source, paper.also_in):
+                counts[name] = counts.get(name, 0) + 1
+        return counts
 
     def close(self) -> None:
         if self._runner is not None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True, slots=True)
 class Link:
-    """A labelled URL. `kind` says what it points at: code, project, paper, pdf, search or link."""
+    """A labelled URL. `kind` says what it points at: code, project, paper, pdf, arxiv, search or link."""
 
     label: str
     url: str
@@ -52,10 +52,14 @@ class Paper:
     pdf: str | None = None
     github: str | None = None
     project: str | None = None
+    arxiv: str | None = None
+    """The arXiv identifier, without a version (2410.23918)."""
     source: str = ""
-    """Which corpus file the paper came from."""
+    """Which corpus file the paper came from (the first, when it is in several)."""
     position: int = 0
     """Order within the loaded corpus set (corpus order)."""
+    also_in: tuple[str, ...] = ()
+    """The other corpus files the same paper was found in (see search/corpus/merge.py)."""
 
 
 @dataclass(frozen=True, slots=True)

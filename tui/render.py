@@ -77,6 +77,7 @@ def metadata_lines(description: Description) -> list[tuple[str, str]]:
         ("Track", paper.track),
         ("Authors", ", ".join(paper.authors)),
         ("Keywords", ", ".join(paper.keywords)),
+        ("arXiv", paper.arxiv),
         ("Id", paper.id),
     ]
     return [(label, value) for label, value in rows if value]

@@ -1,14 +1,16 @@
-"""Corpus files -> Papers: read a set of files (any supported format), merge them, drop duplicates."""
+"""Corpus files -> Papers: read a set of files (any supported format), give the bundled list its facts,
+and keep each paper once (merge.py: the same paper in two lists is one paper, in both lists)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from importlib import resources
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from search.corpus.bundled import bundled_paths, is_bundled, with_facts
 from search.corpus.formats import CorpusError, parse
 from search.corpus.formats.common import stable_id
+from search.corpus.merge import merge
 from search.models import Paper
 
 __all__ = ["MAX_CORPUS_BYTES", "Corpus", "CorpusError", "bundled_paths", "load_corpus", "stable_id"]
@@ -27,25 +29,21 @@ class Corpus:
     skipped: int = 0
     """Records without an abstract."""
     duplicates: int = 0
-    """Papers whose id was already loaded (kept once)."""
+    """Papers already loaded from another record (the same id, or the same paper in another list): kept once."""
     problems: tuple[str, ...] = ()
     """Files left out because they could not be loaded (only with skip_broken)."""
-
-
-def bundled_paths() -> list[Path]:
-    """The ICLR 2025 list files shipped in assets/."""
-    folder = resources.files("assets")
-    return sorted(Path(str(entry)) for entry in folder.iterdir() if entry.name.endswith(".txt"))
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    """The id of each paper merged into another -> the id it is kept under."""
 
 
 def load_corpus(paths: Sequence[str | Path] | None = None, skip_broken: bool = False) -> Corpus:
     """Load and merge corpus files (default: the bundled list). Raises CorpusError; with
     `skip_broken`, a file that cannot be loaded is left out and named in `problems` instead
     (unless none can be loaded)."""
-    files = [Path(p) for p in paths] if paths else bundled_paths()
-    papers: list[Paper] = []
-    seen: set[str] = set()
-    skipped = duplicates = 0
+    bundled = bundled_paths()
+    files = [Path(p) for p in paths] if paths else bundled
+    found: list[Paper] = []
+    skipped = 0
     venues: list[str] = []
     problems: list[str] = []
     loaded: list[Path] = []
@@ -61,18 +59,16 @@ def load_corpus(paths: Sequence[str | Path] | None = None, skip_broken: bool = F
         skipped += parsed.skipped
         if parsed.venue and parsed.venue not in venues:
             venues.append(parsed.venue)
-        for paper in parsed.papers:
-            if paper.id in seen:
-                duplicates += 1
-                continue
-            seen.add(paper.id)
-            papers.append(replace(paper, position=len(papers)))
+        found.extend(with_facts(parsed.papers) if is_bundled(path, bundled) else parsed.papers)
     if not loaded:
         raise CorpusError(problems[0])
+    merged = merge(found)
+    papers = tuple(replace(paper, position=number) for number, paper in enumerate(merged.papers))
     files = loaded
     names = venues or [p.stem for p in files]
     name = ", ".join(names) if len(names) <= 3 else f"{names[0]}, {names[1]} and {len(names) - 2} more"
-    return Corpus(name, tuple(papers), tuple(str(p) for p in files), skipped, duplicates, tuple(problems))
+    sources = tuple(str(p) for p in files)
+    return Corpus(name, papers, sources, skipped, merged.duplicates, tuple(problems), merged.aliases)
 
 
 def _read_text(path: Path) -> str:

@@ -87,6 +87,8 @@ def locate(root: Path, source: str, papers: Sequence[Paper]) -> IndexLocation:
         ):
             content.update(value.encode("utf-8", "surrogatepass"))
             content.update(b"\0")
+        if paper.github:  # decides has_code in the stored rows (a merged paper may take it from another list)
+            content.update(b"\2" + paper.github.encode("utf-8", "surrogatepass") + b"\0")
     return IndexLocation(root, set_hash, content.hexdigest()[:16])
 
 

@@ -4,7 +4,7 @@ the index, so they work before the index is open and over any corpus set."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 
 from search.corpus.formats.common import status_of
@@ -16,20 +16,21 @@ CACHED_FILTERS = 16
 
 
 class Filters:
-    """Evaluates facets over the loaded papers; `list_of(paper)` names a paper's list,
-    `headline(id)` and `has_code(id)` come from the result rows."""
+    """Evaluates facets over the loaded papers; `lists_of(paper)` names the lists a paper is in
+    (several when the same paper is in several lists), `headline(id)` and `has_code(id)` come from
+    the result rows."""
 
     def __init__(
         self,
         papers: Sequence[Paper],
         lists: Callable[[], list[str]],
-        list_of: Callable[[Paper], str],
+        lists_of: Callable[[Paper], Collection[str]],
         headline: Callable[[str], str],
         has_code: Callable[[str], bool],
     ) -> None:
         self._papers = papers
         self._lists = lists
-        self._list_of = list_of
+        self._lists_of = lists_of
         self._headline = headline
         self._has_code = has_code
         self._cache: dict[tuple, tuple[frozenset[str], list[str]]] = {}
@@ -54,9 +55,9 @@ class Filters:
                 problems.append(f"no list named {name!r} (loaded: {', '.join(known)})")
         checks: list[Callable[[Paper], bool]] = []
         if facets.lists:
-            checks.append(lambda paper: self._list_of(paper) in facets.lists)
+            checks.append(lambda paper: any(name in facets.lists for name in self._lists_of(paper)))
         if facets.excluded_lists:
-            checks.append(lambda paper: self._list_of(paper) not in facets.excluded_lists)
+            checks.append(lambda paper: not any(name in facets.excluded_lists for name in self._lists_of(paper)))
         if facets.venues:
             checks.append(lambda paper: any(venue in (paper.venue or "").lower() for venue in facets.venues))
         if facets.statuses:

@@ -14,6 +14,7 @@ from search.text.names import detect_name
 from search.text.sanitize import sanitize
 
 HEADLINE_CHARS = 110
+ARXIV = "https://arxiv.org/abs/"
 _SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bal)(?<!\bvs)[.!?](?=\s|$)")
 
 
@@ -69,8 +70,9 @@ def paper_links(paper: Paper, rendered: Rendered, name: str | None) -> tuple[Lin
         *rendered.links,
         safe_link("code", paper.github, "code"),
         safe_link("project page", paper.project, "project"),
-        safe_link("paper page", paper.site, "paper"),
+        safe_link(_page_label(paper.site), paper.site, "paper"),
         safe_link("PDF", paper.pdf, "pdf"),
+        safe_link("arXiv page", f"{ARXIV}{paper.arxiv}" if paper.arxiv else None, "arxiv"),
     ]
     query = paper.title or " ".join(filter(None, [name, " ".join(rendered.text.split()[:12])]))
     encoded = quote_plus(query)
@@ -89,6 +91,15 @@ def paper_links(paper: Paper, rendered: Rendered, name: str | None) -> tuple[Lin
             seen.add(link.url)
             links.append(link)
     return tuple(links)
+
+
+def _page_label(url: str | None) -> str:
+    host = (url or "").lower()
+    if "openreview.net/" in host:
+        return "OpenReview page"
+    if "arxiv.org/" in host:
+        return "arXiv page"
+    return "paper page"
 
 
 def bookmark_of(description: Description) -> Bookmark:
@@ -116,9 +127,14 @@ def display_label(bookmark: Bookmark, short: bool = False) -> str:
     return (bookmark.name or bookmark.headline) if short else bookmark.headline
 
 
+PRIMARY_ORDER = (("paper",), ("arxiv",), ("pdf",), ("code", "project"), ("search",))
+"""What `y` copies and citations link to, best first: the paper's own page (OpenReview forum, or
+the list's paper page), its arXiv page, its PDF, then code or a project page, then a search."""
+
+
 def primary_link(links: tuple[Link, ...]) -> Link:
-    """Code or project page from the abstract or record, else the paper page, else a search."""
-    for kinds in (("code", "project"), ("paper", "pdf"), ("search",)):
+    """The paper's page, else its arXiv page, else its PDF, else code or project page, else a search."""
+    for kinds in PRIMARY_ORDER:
         for link in links:
             if link.kind in kinds:
                 return link

@@ -18,6 +18,7 @@ from search.models import Bookmark, link_records, links_from_records
 from search.text.describe import display_label, primary_link
 
 FORMATS = ("bibtex", "markdown", "csv", "json")
+_ARXIV_ABS = re.compile(r"https?://arxiv\.org/abs/(\d{4}\.\d{4,5}|[a-z][a-z.\-]*/\d{7})(?:v\d+)?$")
 CSV_FIELDS = ("id", "headline", "name", "title", "authors", "venue", "year", "url", "note", "tags")
 
 
@@ -38,14 +39,43 @@ def url_of(bookmark: Bookmark) -> str:
 
 
 def markdown_citation(bookmark: Bookmark) -> str:
-    """[headline](url), with the characters Markdown would misread escaped."""
-    text = re.sub(r"([\[\]\\])", r"\\\1", display_label(bookmark))
+    """[title](url). Authors. Venue, with the characters Markdown would misread escaped."""
+    text = _markdown_escape(display_label(bookmark))
     url = url_of(bookmark).replace("(", "%28").replace(")", "%29").replace(" ", "%20")
-    return f"[{text}]({url})"
+    parts = [f"[{text}]({url})"]
+    if bookmark.authors:
+        parts.append(_markdown_escape(", ".join(bookmark.authors)))
+    venue = _venue_and_year(bookmark)
+    if venue:
+        parts.append(_markdown_escape(venue))
+    return ". ".join(parts)
+
+
+def _markdown_escape(text: str) -> str:
+    return re.sub(r"([\[\]\\])", r"\\\1", text)
+
+
+def _venue_and_year(bookmark: Bookmark) -> str:
+    """ "ICLR 2025"; the year is added when the venue does not say it."""
+    venue = bookmark.venue or ""
+    year = str(bookmark.year) if bookmark.year else ""
+    if year and year in venue:
+        return venue
+    return ", ".join(part for part in (venue, year) if part)
+
+
+def arxiv_of(bookmark: Bookmark) -> str | None:
+    """The arXiv id of the bookmark's arXiv page link, if it has one."""
+    for link in bookmark.links:
+        match = _ARXIV_ABS.match(link.url)
+        if match and link.kind in ("arxiv", "paper"):
+            return match.group(1)
+    return None
 
 
 def bibtex_entry(bookmark: Bookmark) -> str:
-    """A @misc entry (or @inproceedings with a venue) that BibTeX parsers accept."""
+    """An @inproceedings entry (@misc without a venue) that BibTeX parsers accept: title, every
+    author, booktitle, year, url, and eprint with archivePrefix for an arXiv paper."""
     kind = "inproceedings" if bookmark.venue else "misc"
     fields: list[tuple[str, str]] = [("title", display_label(bookmark, short=True))]
     if bookmark.authors:
@@ -56,6 +86,9 @@ def bibtex_entry(bookmark: Bookmark) -> str:
         fields.append(("year", str(bookmark.year)))
     if url_of(bookmark):
         fields.append(("url", url_of(bookmark)))
+    arxiv = arxiv_of(bookmark)
+    if arxiv:
+        fields += [("eprint", arxiv), ("archivePrefix", "arXiv")]
     if bookmark.note:
         fields.append(("note", bookmark.note))
     if bookmark.abstract:

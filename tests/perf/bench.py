@@ -109,6 +109,15 @@ KEPT_FIELDS = (
 )
 
 
+def _replica(record: dict, copy: int) -> dict:
+    """A copy that is a different paper to the reader: a fresh id, its own abstract and no shared
+    OpenReview or arXiv link (the same paper in two lists is merged into one)."""
+    replica = {key: value for key, value in record.items() if key not in ("site", "pdf", "arxiv")}
+    replica["id"] = f"{record.get('id', 'paper')}-r{copy}"
+    replica["abstract"] = f"{record['abstract']} (Replica {copy}.)"
+    return replica
+
+
 def scaled_corpus(files: list[Path], target: int, folder: Path) -> list[Path]:
     """Replicate the records of files to `target` papers with fresh ids, as lists of 10,000 papers
     (like a library of conference lists), keeping only the fields the reader uses."""
@@ -125,7 +134,7 @@ def scaled_corpus(files: list[Path], target: int, folder: Path) -> list[Path]:
         for record in records:
             if len(out) >= target:
                 break
-            out.append({**record, "id": f"{record.get('id', len(out))}-r{copy}"})
+            out.append(record if copy == 0 else _replica(record, copy))
         copy += 1
     paths = []
     for part, start in enumerate(range(0, len(out), 10_000)):

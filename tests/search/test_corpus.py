@@ -23,7 +23,7 @@ def test_bundled_corpus_has_38_iclr_2025_papers():
     assert len(corpus.papers) == 38
     assert corpus.name == "ICLR 2025"
     assert {p.venue for p in corpus.papers} == {"ICLR 2025"}
-    assert all(p.title is None and p.authors == () for p in corpus.papers)
+    assert all(p.title and p.authors for p in corpus.papers)  # from assets/iclr2025-facts.json
     assert [p.position for p in corpus.papers] == list(range(38))
     assert corpus.papers[0].abstract.startswith("Branch-and-bound methods are pivotal")
 

@@ -62,9 +62,14 @@ def test_json_export_imports_back_unchanged():
 
 
 def test_markdown_citation_uses_the_primary_link():
-    assert markdown_citation(PLAIN) == "[TRGNN: Branch-and-bound methods](https://scholar.google.com/scholar?q=TRGNN)"
+    assert (
+        markdown_citation(PLAIN)
+        == "[TRGNN: Branch-and-bound methods](https://scholar.google.com/scholar?q=TRGNN). ICLR 2025"
+    )
     assert export([TRICKY], "markdown").startswith("- [Braces {and}")
-    assert "](https://github.com/a/b?x={1}&y=%20) — line one" in export([TRICKY], "markdown")
+    assert "](https://github.com/a/b?x={1}&y=%20). Ada Lovelace, Kurt Gödel. ICLR 2025 — line one" in export(
+        [TRICKY], "markdown"
+    )
 
 
 def test_single_bibtex_entry_for_the_palette():

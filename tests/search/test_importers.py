@@ -51,7 +51,7 @@ def test_openreview_v2_notes(tmp_path, wrapped):
     assert paper.site == "https://openreview.net/forum?id=abc123"
     assert paper.pdf == "https://openreview.net/pdf/abc123.pdf"
     assert paper.github == "https://github.com/x/sparse"
-    assert primary_link(describe(paper).links).url == "https://github.com/x/sparse"  # code first
+    assert primary_link(describe(paper).links).url == "https://openreview.net/forum?id=abc123"  # the paper page first
     assert "https://openreview.net/forum?id=abc123" in [link.url for link in describe(paper).links]
     assert (other.venue, other.status) == ("ICLR 2025", None)
 

@@ -43,7 +43,7 @@ async def test_starts_with_every_paper_in_corpus_order_and_search_focused(make_a
         assert results.paper_ids == [p.id for p in seed_engine.papers]
         assert app.sub_title == "iclr2025 · 38 papers"
         assert isinstance(app.focused, SearchBox)
-        assert reader_text(app).startswith("TRGNN")
+        assert reader_text(app).startswith("Learning to Select Nodes in Branch and Bound")
 
 
 async def test_typing_updates_results_after_each_keystroke(make_app):
@@ -123,7 +123,7 @@ async def test_keyboard_navigation_open_and_back(make_app):
         assert results.highlighted == 0
         await pilot.press("j", "enter")
         assert isinstance(app.focused, ReaderPane)
-        assert reader_text(app).startswith("PORTLLM")
+        assert reader_text(app).startswith("PortLLM: Personalizing")
         await pilot.press("escape")
         assert app.focused is results
         await pilot.press("l")

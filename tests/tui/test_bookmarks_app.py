@@ -76,10 +76,16 @@ async def test_b_toggles_a_bookmark_with_marker_and_notification(make_app, notes
         await pilot.press("b")
         assert app.store.bookmarked_ids() == {app.screen.query_one(ResultsList).current_id}
         assert row_prompt(app, 0).plain.startswith(BOOKMARK_MARKER)
-        assert notes[-1][0] == "Bookmarked: BitStack"
+        assert (
+            notes[-1][0]
+            == "Bookmarked: BitStack: Any-Size Compression of Large Language Models in Variable Memory Environments"
+        )
         await pilot.press("enter", "b")  # in the reader too
         assert app.store.bookmarked_ids() == set()
-        assert notes[-1][0] == "Removed bookmark: BitStack"
+        assert (
+            notes[-1][0]
+            == "Removed bookmark: BitStack: Any-Size Compression of Large Language Models in Variable Memory Environments"
+        )
 
 
 async def test_bookmarks_survive_a_restart(make_app):
@@ -175,7 +181,7 @@ async def test_y_copies_the_primary_link_to_the_system_clipboard(make_app, clipb
         await settle(pilot, app)
         await select(pilot, app, "graphbridge")
         await pilot.press("y")
-        assert clipboard == ["https://github.com/jujulili888/GraphBridge"]
+        assert clipboard == ["https://openreview.net/forum?id=gjRhw5S3A4"]
         assert "system clipboard" in notes[-1][0]
 
 
@@ -185,7 +191,7 @@ async def test_y_falls_back_to_osc52_without_a_clipboard_backend(make_app, no_cl
         await settle(pilot, app)
         await select(pilot, app, "trgnn")
         await pilot.press("y")
-        assert app.clipboard.startswith("https://scholar.google.com/scholar?q=TRGNN")
+        assert app.clipboard == "https://openreview.net/forum?id=gyvYKLEm8t"
         assert "terminal clipboard (OSC 52)" in notes[-1][0]
 
 
@@ -196,7 +202,7 @@ async def test_Y_picks_a_numbered_link(make_app, clipboard):
         await select(pilot, app, "graphbridge")
         await pilot.press("Y")
         assert isinstance(app.screen, LinkPicker)
-        await pilot.press("2")
+        await pilot.press("5")
         assert clipboard[-1].startswith("https://scholar.google.com/")
         assert not isinstance(app.screen, LinkPicker)
 
@@ -211,7 +217,7 @@ async def test_o_and_O_open_links_in_the_browser(make_app, monkeypatch):
         await pilot.press("o")
         await pilot.press("O", "3")
         assert browser.opened == [
-            "https://github.com/jujulili888/GraphBridge",
+            "https://openreview.net/forum?id=gjRhw5S3A4",
             app.engine.describe(app.screen.query_one(ResultsList).current_id).links[2].url,
         ]
 
@@ -233,7 +239,7 @@ async def test_o_without_a_browser_says_so(make_app, monkeypatch, notes):
     [
         ("copy abstract", "Tripartite graph representation"),
         ("copy bibtex", "@inproceedings{"),
-        ("copy markdown", "[TRGNN: Branch-and-bound methods"),
+        ("copy markdown", "[Learning to Select Nodes in Branch and Bound with Sufficient Tree Representation]("),
     ],
 )
 async def test_palette_copies_abstract_bibtex_and_markdown(make_app, clipboard, command, expected):

@@ -53,11 +53,13 @@ def test_show_plain_has_metadata_rendered_abstract_and_numbered_links(capsys):
     paper_id = json.loads(out)["hits"][0]["id"]
     code, out, _ = run(capsys, "show", paper_id, "--plain")
     assert code == 0
-    assert out.startswith("BitStack\nVenue: ICLR 2025\n")
+    assert out.startswith(
+        "BitStack: Any-Size Compression of Large Language Models in Variable Memory Environments\nName: BitStack\nVenue: ICLR 2025\n"
+    )
     assert "capability to availability" in out and "\\textit" not in out and "$" not in out
     assert "Code is available at https://github.com/xinghaow99/BitStack[1]." in out
     assert "[1] https://github.com/xinghaow99/BitStack\n" in out
-    assert "[2] Google Scholar search  https://scholar.google.com/scholar?q=BitStack+" in out
+    assert "[2] OpenReview page  https://openreview.net/forum?id=lBntjGbyv0\n" in out
 
 
 def test_render_json_and_plain(capsys, monkeypatch):
@@ -150,7 +152,7 @@ def test_bookmarks_commands_add_list_export_import_remove(capsys, tmp_path):
         code == 0 and "Wrote 1 bookmark to" in err and json.loads(target.read_text())["bookmarks"][0]["id"] == paper_id
     )
     code, out, _ = run(capsys, "bookmarks", "export", "--format", "bibtex")
-    assert out.startswith("@inproceedings{bitstack2025bitstack_")
+    assert out.startswith("@inproceedings{wang2025bitstack_")
     code, out, _ = run(capsys, "bookmarks", "remove", paper_id)
     assert code == 0 and "Removed bookmark" in out
     code, _, err = run(capsys, "bookmarks", "remove", paper_id)

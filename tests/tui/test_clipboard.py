@@ -66,7 +66,7 @@ async def test_y_copies_through_a_real_xclip_backend(make_app, virtual_display):
         await settle(pilot, app)
         await pilot.press("enter", "y")
         await pilot.pause(0.2)
-    assert read_clipboard(virtual_display) == "https://github.com/jujulili888/GraphBridge"
+    assert read_clipboard(virtual_display) == "https://openreview.net/forum?id=gjRhw5S3A4"
 
 
 def test_copy_text_reports_the_system_clipboard(virtual_display):

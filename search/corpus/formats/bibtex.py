@@ -56,8 +56,16 @@ def _paper(key: str, fields: dict[str, str], path: Path, venue_default: str | No
         site=site,
         pdf=common.text(fields.get("pdf")),
         github=common.text(fields.get("github") or fields.get("code")),
+        arxiv=_arxiv(fields, site),
         source=str(path),
     )
+
+
+def _arxiv(fields: dict[str, str], site: str | None) -> str | None:
+    """An eprint (unless archivePrefix names another archive), else an arxiv.org url."""
+    prefix = fields.get("archiveprefix", "arxiv").strip().lower()
+    eprint = common.arxiv_id(fields.get("eprint")) if prefix == "arxiv" else None
+    return eprint or common.arxiv_id(site)
 
 
 def _person(name: str) -> str | None:

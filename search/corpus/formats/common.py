@@ -40,6 +40,26 @@ def stable_id(abstract: str) -> str:
 
 
 _LATEX = re.compile(r"[\\$]")
+_ARXIV_ID = r"(\d{4}\.\d{4,5}|[a-z][a-z.\-]*/\d{7})(?:v\d+)?"
+_ARXIV_BARE = re.compile(rf"^(?:arxiv:\s*)?{_ARXIV_ID}$", re.I)
+_ARXIV_URL = re.compile(rf"arxiv\.org/(?:abs|pdf)/{_ARXIV_ID}", re.I)
+_FORUM_URL = re.compile(r"openreview\.net/(?:forum|pdf)/?\?(?:[^#\s]*&)?id=([A-Za-z0-9_\-]+)", re.I)
+
+
+def arxiv_id(value: Any) -> str | None:
+    """An arXiv identifier without its version, from an id ("2410.23918v2", "arXiv:2410.23918",
+    "cs/0112017") or an arxiv.org abs or PDF address; None for anything else."""
+    plain = text(value)
+    if not plain:
+        return None
+    match = _ARXIV_BARE.match(plain) or _ARXIV_URL.search(plain)
+    return match.group(1) if match else None
+
+
+def openreview_forum(url: str | None) -> str | None:
+    """The forum id of an openreview.net forum or PDF address ("...forum?id=X" -> "X")."""
+    match = _FORUM_URL.search(url or "")
+    return match.group(1) if match else None
 
 
 def title(value: Any) -> str | None:

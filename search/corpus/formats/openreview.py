@@ -50,6 +50,7 @@ def paper_from_note(note: dict[str, Any], path: Path, venue_default: str | None)
         site=FORUM + forum if forum else None,
         pdf=f"https://openreview.net{pdf}" if pdf and pdf.startswith("/") else pdf,
         github=github.group().rstrip(".,;") if github else None,
+        arxiv=common.arxiv_id(field("arxiv")) or common.arxiv_id(field("html")),
         source=str(path),
     )
 

@@ -36,6 +36,8 @@ def paper_from_record(record: dict[str, Any], path: Path, venue_default: str | N
     venue = common.text(record.get("venue")) or common.text(record.get("conference")) or venue_default
     paper_year = common.year(record.get("year")) or common.year_of(venue)
     status = common.text(record.get("status"))
+    site = common.text(record.get("site")) or common.text(record.get("url"))
+    pdf = common.text(record.get("pdf"))
     return Paper(
         id=common.text(record.get("id")) or common.stable_id(abstract),
         abstract=abstract.strip(),
@@ -46,12 +48,22 @@ def paper_from_record(record: dict[str, Any], path: Path, venue_default: str | N
         status=status,
         track=common.text(record.get("track")),
         year=paper_year,
-        site=common.text(record.get("site")) or common.text(record.get("url")),
-        pdf=common.text(record.get("pdf")),
+        site=site,
+        pdf=pdf,
         github=common.text(record.get("github")),
         project=common.text(record.get("project")),
+        arxiv=_arxiv(record, site, pdf),
         source=str(path),
     )
+
+
+def _arxiv(record: dict[str, Any], site: str | None, pdf: str | None) -> str | None:
+    """From an arxiv / arxiv_id / eprint field, else an arxiv.org paper page or PDF."""
+    for value in (record.get("arxiv"), record.get("arxiv_id"), record.get("eprint"), site, pdf):
+        found = common.arxiv_id(value)
+        if found:
+            return found
+    return None
 
 
 def _records(path: Path, text: str) -> list[Any]:
