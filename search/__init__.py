@@ -6,7 +6,7 @@ from search/ (an import-linter contract in pyproject.toml holds it to that).
 """
 
 from search import paths
-from search.corpus.library import BUNDLED_LIST, AddedList, Library
+from search.corpus.library import BUNDLED_LIST, AddedList, Library, ListOrigin
 from search.corpus.loader import MAX_CORPUS_BYTES, Corpus, bundled_paths, load_corpus
 from search.engine import Row, SearchEngine
 from search.errors import (
@@ -15,6 +15,7 @@ from search.errors import (
     IndexCancelled,
     LibraryError,
     ReaderError,
+    SourceError,
     StoreError,
     UnknownPaper,
 )
@@ -34,6 +35,18 @@ from search.models import (
 )
 from search.query.facets import Facets, split_facets, toggle
 from search.query.highlight import term_ranges
+from search.sources import (
+    ARXIV_DEFAULT_MAX,
+    Conference,
+    GotList,
+    ListRequest,
+    downloaded_lists,
+    get_list,
+    in_catalogue,
+    parse_request,
+    update_list,
+)
+from search.sources import available as available_lists
 from search.text.describe import Description, bookmark_of, display_label, primary_link
 from search.text.markup import convert
 from search.user.export import FORMATS, bibtex_entry, export, markdown_citation, parse_json_export, write_atomic
@@ -41,22 +54,27 @@ from search.user.store import UserStore
 from search.version import __version__
 
 __all__ = [
+    "ARXIV_DEFAULT_MAX",
     "BUNDLED_LIST",
     "FORMATS",
     "MAX_CORPUS_BYTES",
     "AddedList",
     "Bookmark",
     "BookmarkImportError",
+    "Conference",
     "Corpus",
     "CorpusError",
     "Description",
     "Facets",
+    "GotList",
     "Hit",
     "IndexCancelled",
     "IndexStatus",
     "Library",
     "LibraryError",
     "Link",
+    "ListOrigin",
+    "ListRequest",
     "Marks",
     "Paper",
     "ReaderError",
@@ -64,27 +82,34 @@ __all__ = [
     "Row",
     "SearchEngine",
     "SearchResult",
+    "SourceError",
     "Span",
     "StoreError",
     "UnknownPaper",
     "UserStore",
     "__version__",
+    "available_lists",
     "bibtex_entry",
     "bookmark_of",
     "bundled_paths",
     "convert",
     "display_label",
+    "downloaded_lists",
     "export",
     "forget_index",
+    "get_list",
+    "in_catalogue",
     "link_records",
     "links_from_records",
     "load_corpus",
     "markdown_citation",
     "parse_json_export",
+    "parse_request",
     "paths",
     "primary_link",
     "split_facets",
     "term_ranges",
     "toggle",
+    "update_list",
     "write_atomic",
 ]

@@ -33,3 +33,8 @@ class UnknownPaper(ReaderError, KeyError):
 
 class IndexCancelled(Exception):
     """An index build was cancelled through its cancel event; nothing was swapped in."""
+
+
+class SourceError(ReaderError):
+    """A list could not be downloaded (network, server, or a body in the wrong format): one line naming
+    the host and the cause."""

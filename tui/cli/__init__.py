@@ -1,5 +1,5 @@
 """The `iclr-reader` command: the app by default, plus scriptable commands registered by their groups
-(`papers`, `bookmarks`, `library`). This module builds the parser, runs the chosen command's handler
+(`papers`, `bookmarks`, `library`, `get`). This module builds the parser, runs the chosen command's handler
 and turns every user-facing error into one line on stderr with exit code 2."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from search import ReaderError, __version__
-from tui.cli import bookmarks, library, papers
+from tui.cli import bookmarks, get, library, papers
 from tui.cli.errors import EXIT_USAGE, CliError
 
 Handler = Callable[[argparse.Namespace], int]
@@ -38,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     papers.register(commands)
     bookmarks.register(commands)
     library.register(commands)
+    get.register(commands)
     return parser
 
 

@@ -10,20 +10,32 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from search import BUNDLED_LIST, Library, SearchEngine, bundled_paths, forget_index, load_corpus, paths
+from search import (
+    BUNDLED_LIST,
+    Library,
+    ListOrigin,
+    ReaderError,
+    SearchEngine,
+    bundled_paths,
+    forget_index,
+    load_corpus,
+    paths,
+)
 from tui.cli.loading import ensure_index
 from tui.cli.output import lists_json, print_json
 
 
 @dataclass(frozen=True, slots=True)
 class ListSummary:
-    """One row of `lists`: a list's paper count and first venues, or why it cannot be read."""
+    """One row of `lists`: a list's paper count and first venues, or why it cannot be read, and where
+    it was downloaded from (None for the bundled list and lists added from a file)."""
 
     name: str
     papers: int
     venues: tuple[str, ...]
     file: str
     error: str | None
+    origin: ListOrigin | None = None
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -59,29 +71,47 @@ def remove_list(args: argparse.Namespace) -> int:
 
 def show_lists(args: argparse.Namespace) -> int:
     library = Library()
-    summaries = [_summarize(BUNDLED_LIST, bundled_paths(), "bundled")]
-    summaries += [_summarize(path.parent.name, [path], str(path)) for path in library.files()]
+    files = library.files()
+    # A downloaded iclr2025 holds the bundled papers: the two are one list, shown once.
+    summaries = [] if library.find(BUNDLED_LIST) else [_summarize(BUNDLED_LIST, bundled_paths(), "bundled")]
+    summaries += [_summarize(path.parent.name, [path], str(path), library.origin(path.parent.name)) for path in files]
     if args.json:
         print_json(lists_json(summaries))
         return 0
-    _print_table(summaries)
+    _print_table(summaries, _distinct_papers([*bundled_paths(), *files]) if len(summaries) > 1 else None)
     return 0
 
 
-def _print_table(summaries: Sequence[ListSummary]) -> None:
+def _distinct_papers(files: list[Path]) -> int | None:
+    """How many papers the lists hold together: the same paper in two lists is one paper."""
+    try:
+        return len(load_corpus(files, skip_broken=True).papers)
+    except ReaderError:
+        return None
+
+
+def _print_table(summaries: Sequence[ListSummary], distinct: int | None = None) -> None:
     width = max(len(summary.name) for summary in summaries)
     for summary in summaries:
         count = f"{summary.papers:>7,} papers" if summary.error is None else f"  unreadable: {summary.error}"
         venues = f"  {', '.join(summary.venues)}" if summary.venues else ""
-        print(f"{summary.name:<{width}}  {count}{venues}  ({summary.file})")
-    total = sum(summary.papers for summary in summaries)
+        origin = f"  {_describe_origin(summary.origin)}" if summary.origin else ""
+        print(f"{summary.name:<{width}}  {count}{venues}  ({summary.file}){origin}")
+    total = distinct if distinct is not None else sum(summary.papers for summary in summaries)
     print(f"{len(summaries)} list{'s' if len(summaries) != 1 else ''}, {total:,} papers")
 
 
-def _summarize(name: str, files: list[Path], where: str) -> ListSummary:
+def _describe_origin(origin: ListOrigin) -> str:
+    """from paperlists iclr2025, 2025-06-01 12:00 UTC"""
+    what = origin.source if origin.kind != "arxiv" else repr(origin.source)
+    when = origin.fetched_at.replace("T", " ").removesuffix("Z")[:16] + " UTC"
+    return f"from {origin.kind} {what}{' (all submissions)' if origin.all_submissions else ''}, {when}"
+
+
+def _summarize(name: str, files: list[Path], where: str, origin: ListOrigin | None = None) -> ListSummary:
     try:
         corpus = load_corpus(files)
     except Exception as error:  # noqa: BLE001 - a broken list is reported, the others still listed
-        return ListSummary(name, 0, (), where, str(error))
+        return ListSummary(name, 0, (), where, str(error), origin)
     venues = tuple(dict.fromkeys(paper.venue for paper in corpus.papers if paper.venue))
-    return ListSummary(name, len(corpus.papers), venues[:3], where, None)
+    return ListSummary(name, len(corpus.papers), venues[:3], where, None, origin)

@@ -11,7 +11,18 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from search import Bookmark, Hit, Paper, Rendered, SearchEngine, SearchResult, export, link_records
+from search import (
+    Bookmark,
+    Conference,
+    Hit,
+    ListOrigin,
+    Paper,
+    Rendered,
+    SearchEngine,
+    SearchResult,
+    export,
+    link_records,
+)
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -93,7 +104,8 @@ def rendered_json(rendered: Rendered) -> JsonObject:
 
 
 def lists_json(summaries: Sequence[ListSummary]) -> JsonObject:
-    """`lists --json`: each list's name, paper count, first venues, file and load error (or null)."""
+    """`lists --json`: each list's name, paper count, first venues, file, load error (or null) and
+    where it was downloaded from (null for the bundled list and lists added from a file)."""
     return {
         "lists": [
             {
@@ -102,8 +114,36 @@ def lists_json(summaries: Sequence[ListSummary]) -> JsonObject:
                 "venues": list(summary.venues),
                 "file": summary.file,
                 "error": summary.error,
+                "source": origin_json(summary.origin) if summary.origin else None,
             }
             for summary in summaries
+        ]
+    }
+
+
+def origin_json(origin: ListOrigin) -> JsonObject:
+    """A downloaded list's origin in `lists --json`: the source kind (paperlists, openreview, arxiv), what
+    was asked (a name, a venue id, a query), the URL, when it was fetched and last checked (ISO 8601
+    UTC), the server's validators, and the OpenReview / arXiv options."""
+    return {
+        "kind": origin.kind,
+        "source": origin.source,
+        "url": origin.url,
+        "fetched_at": origin.fetched_at,
+        "checked_at": origin.checked_at,
+        "etag": origin.etag,
+        "last_modified": origin.last_modified,
+        "all_submissions": origin.all_submissions,
+        "max_results": origin.max_results,
+    }
+
+
+def available_json(conferences: Sequence[Conference]) -> JsonObject:
+    """`get --available --json`: each paperlists conference's folder name, display name and years."""
+    return {
+        "paperlists": [
+            {"name": conference.name, "label": conference.label, "years": list(conference.years)}
+            for conference in conferences
         ]
     }
 
