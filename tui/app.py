@@ -69,6 +69,9 @@ class ReaderApp(App[int]):
             )
             yield SystemCommand("Save search", "Save the current query with a name (ctrl+s)", screen.action_save_search)
             yield SystemCommand("Saved searches", "Run or delete a saved search (S)", screen.action_saved_searches)
+            yield SystemCommand(
+                "Get a list…", "Download a conference list into your library (ctrl+g)", screen.action_get_list
+            )
             for name, query in self._saved_searches():
                 yield SystemCommand(f"Saved search: {name}", query, lambda query=query: screen.run_saved_search(query))
         if isinstance(screen, PaperActions):

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from search import IndexStatus, SearchResult
+from search import IndexStatus, SearchEngine, SearchResult
 
 
 @dataclass
@@ -37,3 +37,30 @@ class SearchFinished(Message):
 
     query: str
     result: SearchResult
+
+
+@dataclass
+class DownloadProgress(Message):
+    """Part of a list has been downloaded: `done` of `total` (None: unknown) bytes or papers."""
+
+    spec: str
+    done: int
+    total: int | None
+    unit: str
+
+
+@dataclass
+class DownloadFailed(Message):
+    """A list could not be got; the library is as it was."""
+
+    spec: str
+    error: str
+
+
+@dataclass
+class ListDownloaded(Message):
+    """A list is in the library; `engine` has every loaded list plus it, not yet indexed."""
+
+    name: str
+    papers: int
+    engine: SearchEngine

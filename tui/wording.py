@@ -70,3 +70,17 @@ def index_failed_status(error: str) -> str:
 def bookmarks_title(total: int, shown: int, filtered: bool) -> str:
     """The bookmarks screen's header: "3 bookmarks", or "3 bookmarks, 1 shown" while a filter is typed."""
     return counted(total, "bookmark") + (f", {shown} shown" if filtered else "")
+
+
+def download_status(spec: str, done: int, total: int | None, unit: str) -> str:
+    """ "Getting iclr2025: 3.2 of 12.5 MB…", "Getting arxiv:cat:cs.LG: 400 of 1,000 papers…"."""
+    if unit == "bytes":
+        amount = f"{done / 1e6:.1f} of {total / 1e6:.1f} MB" if total else f"{done / 1e6:.1f} MB"
+    else:
+        amount = f"{done:,} of {total:,} papers" if total else f"{done:,} papers"
+    return f"Getting {spec}: {amount}…"
+
+
+def list_downloaded(name: str, papers: int) -> str:
+    """ "iclr2025: 11,672 papers, now searchable (list:iclr2025)"; indexing follows."""
+    return f"{name}: {counted(papers, 'paper')}, searchable as list:{name} once indexed"

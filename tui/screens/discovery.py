@@ -69,10 +69,7 @@ class DiscoveryActions(Screen[None]):
         self.action_focus_results()
 
     def action_pick_list(self) -> None:
-        counts: dict[str, int] = {}
-        for paper in self.engine.papers:
-            name = self.engine.list_of(paper.id)
-            counts[name] = counts.get(name, 0) + 1
+        counts = self.engine.list_counts()  # a paper in two lists counts in both, and once in all
         choices: list[tuple[Text | str, str]] = [(f"All lists · {counted(len(self.engine.papers), 'paper')}", "")]
         choices += [(f"{name} · {counted(count, 'paper')}", name) for name, count in counts.items()]
 

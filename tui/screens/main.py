@@ -18,6 +18,7 @@ from search import Bookmark, Marks, SearchEngine, SearchResult, bookmark_of
 from tui import wording
 from tui.messages import IndexFailed, IndexProgress, IndexReady, SearchFinished
 from tui.screens.discovery import DISCOVERY_BINDINGS, DiscoveryActions
+from tui.screens.getting import GET_BINDINGS, ListGetting
 from tui.screens.paper_actions import PAPER_BINDINGS, PaperActions
 from tui.store_access import StoreAccess
 from tui.widgets.header import AppHeader
@@ -34,7 +35,7 @@ READER_DELAY = 0.15
 costs a whole-screen relayout (~20 ms), which must not stand between a keystroke and its results."""
 
 
-class MainScreen(DiscoveryActions, PaperActions[None]):
+class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
     """Search as you type, browse the ranked list, read the selected abstract."""
 
     BINDINGS = [
@@ -48,6 +49,7 @@ class MainScreen(DiscoveryActions, PaperActions[None]):
         Binding("B", "show_bookmarks", "Bookmarks"),
         *PAPER_BINDINGS,
         *DISCOVERY_BINDINGS,
+        *GET_BINDINGS,
     ]
 
     def __init__(self, engine: SearchEngine, store_access: StoreAccess, query: str | None = None) -> None:
@@ -88,7 +90,7 @@ class MainScreen(DiscoveryActions, PaperActions[None]):
             search.value = self.initial_query
             search.cursor_position = len(self.initial_query)
         search.focus()
-        self._set_status(wording.INDEXING if not self.engine.ready else "")
+        self.set_status(wording.INDEXING if not self.engine.ready else "")
         self.build_index()
 
     # -- layout -------------------------------------------------------------------------------
@@ -117,7 +119,7 @@ class MainScreen(DiscoveryActions, PaperActions[None]):
         progress = self.query_one(ProgressBar)
         progress.add_class("active")
         progress.update(total=message.total, progress=message.done)
-        self._set_status(wording.indexing_status(message.done, message.total))
+        self.set_status(wording.indexing_status(message.done, message.total))
 
     def on_index_ready(self, message: IndexReady) -> None:
         # Papers, rows and the index live as long as the app: exempt them from the garbage collector's
@@ -126,16 +128,27 @@ class MainScreen(DiscoveryActions, PaperActions[None]):
         self.query_one(ProgressBar).remove_class("active")
         if message.status.notice:
             self.notify(message.status.notice, title="Index", severity="warning", markup=False)
-        self._set_status("")
+        self.set_status("")
         query = self.query_one(SearchBox).value
         if query.strip():
             self._start_search(query)
         else:
             self._show_all()
 
+    def engine_changed(self, engine: SearchEngine) -> None:
+        """Search `engine` from now on: index it (its new list), then show its papers or results."""
+        self.workers.cancel_group(self, "search")
+        self.workers.cancel_group(self, "index")
+        old, self.engine = self.engine, engine
+        self.result = None
+        self._show_all()
+        self.set_status(wording.INDEXING)
+        self.build_index()
+        old.close()
+
     def on_index_failed(self, message: IndexFailed) -> None:
         self.query_one(ProgressBar).remove_class("active")
-        self._set_status(wording.index_failed_status(message.error))
+        self.set_status(wording.index_failed_status(message.error))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR:
@@ -163,7 +176,7 @@ class MainScreen(DiscoveryActions, PaperActions[None]):
         if self.engine.ready:
             self._start_search(event.value)
         else:
-            self._set_status(wording.WAITING_FOR_INDEX)
+            self.set_status(wording.WAITING_FOR_INDEX)
 
     def _start_search(self, text: str) -> None:
         """One search at a time; while one runs, only the newest query waits (typing skips the rest)."""
@@ -197,7 +210,7 @@ class MainScreen(DiscoveryActions, PaperActions[None]):
         self._fill(ids, self._row)
         self.query_one(AppHeader).show_sub_title(wording.all_papers_title(engine.lists, len(ids)))
         if engine.ready:
-            self._set_status("")
+            self.set_status("")
 
     def _show_result(self, result: SearchResult) -> None:
         self.result = result
@@ -208,7 +221,7 @@ class MainScreen(DiscoveryActions, PaperActions[None]):
         related = wording.related_paper(result)
         headline = engine.row(related).headline if related is not None and related in engine.by_id else None
         self.query_one(AppHeader).show_sub_title(wording.result_title(engine.lists, result, headline))
-        self._set_status(wording.result_status(result))
+        self.set_status(wording.result_status(result))
 
     def _row(self, paper_id: str, terms=()) -> Text:
         # Until the index is open, rows come straight from the corpus (no markup conversion).
@@ -236,7 +249,9 @@ class MainScreen(DiscoveryActions, PaperActions[None]):
             return
         ok, marks = self.store_access.call(self, lambda store: (store.bookmarked_ids(), store.opened_ids()))
         if ok and marks is not None:
-            self.bookmarked, self.opened = marks
+            # A bookmark made on a paper's other id (the same paper in another list) marks its row.
+            canonical = self.engine.canonical
+            self.bookmarked, self.opened = ({canonical(pid) for pid in ids} for ids in marks)
 
     def _redraw_row(self, paper_id: str) -> None:
         results = self.query_one(ResultsList)
@@ -246,7 +261,7 @@ class MainScreen(DiscoveryActions, PaperActions[None]):
         index = results.paper_ids.index(paper_id)
         results.replace_option_prompt_at_index(index, self._row(paper_id, terms))
 
-    def _set_status(self, text: str) -> None:
+    def set_status(self, text: str) -> None:
         if text == self._status_text:
             return  # an unchanged status must not cost a relayout on every keystroke
         self._status_text = text

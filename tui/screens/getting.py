@@ -1,0 +1,102 @@
+"""Getting a list from the app: the picker, the download in a worker (progress in the main screen's
+bar and status line), and the list searchable when it is done. The download is the same call as
+`iclr-reader get`; a failure is a notice and leaves the library as it was."""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+
+from textual import work
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import ProgressBar
+from textual.worker import get_current_worker
+
+from search import ListRequest, ReaderError, SearchEngine, get_list, load_corpus, parse_request
+from tui import wording
+from tui.messages import DownloadFailed, DownloadProgress, ListDownloaded
+
+GET_BINDINGS = [Binding("ctrl+g", "get_list", "Get a list", show=False)]
+
+
+class DownloadStopped(Exception):
+    """The app is closing (or the screen went away) while a list downloads."""
+
+
+class ListGetting(Screen[None]):
+    """The main screen's "Get a list…". The screen sets `engine`, has the #progress bar, and
+    implements `set_status` and `engine_changed` (search the new engine once it is indexed)."""
+
+    engine: SearchEngine
+    downloading: str | None = None
+    """What is being downloaded now, as typed (one download at a time)."""
+
+    @abstractmethod
+    def set_status(self, text: str) -> None:
+        """Show a line under the search box ("" clears it)."""
+
+    @abstractmethod
+    def engine_changed(self, engine: SearchEngine) -> None:
+        """Search this engine from now on (it holds the new list): index it and show its papers."""
+
+    def action_get_list(self) -> None:
+        if self.downloading is not None:
+            self.notify(f"Already getting {self.downloading}; one list at a time.", severity="warning", markup=False)
+            return
+        from tui.screens.get_list import GetListScreen  # loaded when first opened, not before the first frame
+
+        self.app.push_screen(GetListScreen(), self._chosen)
+
+    def _chosen(self, spec: str | None) -> None:
+        if not spec:
+            return
+        try:
+            request = parse_request(spec)
+        except ReaderError as error:
+            self.notify(str(error), title="Cannot get that list", severity="error", markup=False)
+            return
+        self.downloading = request.spec
+        self.set_status(wording.download_status(request.spec, 0, None, "bytes"))
+        self.download(request, self.engine.corpus.sources)
+
+    @work(thread=True, exclusive=True, group="download", exit_on_error=False)
+    def download(self, request: ListRequest, sources: tuple[str, ...]) -> None:
+        """Download, then load the corpus with the new list: both off the UI thread."""
+        worker = get_current_worker()
+
+        def progress(done: int, total: int | None, unit: str) -> None:
+            if worker.is_cancelled:
+                raise DownloadStopped
+            self.post_message(DownloadProgress(request.spec, done, total, unit))
+
+        try:
+            got = get_list(request, on_progress=progress)
+            paths = list(dict.fromkeys([*sources, str(got.path)]))
+            engine = SearchEngine(load_corpus(paths, skip_broken=True))
+        except DownloadStopped:
+            return
+        except ReaderError as error:
+            self.post_message(DownloadFailed(request.spec, str(error)))
+            return
+        except Exception as error:  # noqa: BLE001 - a notice, never a crash, whatever the server sent
+            self.post_message(DownloadFailed(request.spec, f"{type(error).__name__}: {error}"))
+            return
+        self.post_message(ListDownloaded(got.name, got.papers, engine))
+
+    def on_download_progress(self, message: DownloadProgress) -> None:
+        bar = self.query_one("#progress", ProgressBar)
+        bar.add_class("active")
+        bar.update(total=message.total, progress=message.done)
+        self.set_status(wording.download_status(message.spec, message.done, message.total, message.unit))
+
+    def on_download_failed(self, message: DownloadFailed) -> None:
+        self.downloading = None
+        self.query_one("#progress", ProgressBar).remove_class("active")
+        self.set_status("")
+        self.notify(message.error, title=f"Could not get {message.spec}", severity="error", markup=False, timeout=15)
+
+    def on_list_downloaded(self, message: ListDownloaded) -> None:
+        self.downloading = None
+        self.query_one("#progress", ProgressBar).remove_class("active")
+        self.notify(wording.list_downloaded(message.name, message.papers), title="List added", markup=False)
+        self.engine_changed(message.engine)
