@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -126,9 +127,26 @@ def test_no_prose_word_disappears(parts):
         assert word in text, (source, text)
 
 
-@settings(max_examples=100, deadline=None)
-@given(st.sampled_from(UNBALANCED + BALANCED), st.integers(min_value=1_000, max_value=20_000))
-def test_huge_repetitions_finish(fragment, times):
+REPETITION_PARTS = 4
+"""The fragments are checked in interleaved parts, run side by side; 100 examples in all, as before."""
+
+
+@pytest.mark.parametrize("part", range(REPETITION_PARTS))
+def test_huge_repetitions_finish(part):
+    fragments = (UNBALANCED + BALANCED)[part::REPETITION_PARTS]
+    repeated(fragments)
+
+
+def repeated(fragments: list[str]) -> None:
+    @settings(max_examples=100 // REPETITION_PARTS, deadline=None)
+    @given(st.sampled_from(fragments), st.integers(min_value=1_000, max_value=20_000))
+    def finishes(fragment, times):
+        convert_repeated(fragment, times)
+
+    finishes()
+
+
+def convert_repeated(fragment: str, times: int) -> None:
     with hang_guard():
         rendered = convert(fragment * times + " tail")
     assert "tail" in rendered.text
