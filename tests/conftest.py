@@ -154,3 +154,17 @@ def engine_over(tmp_path):
         return engine
 
     return factory
+
+
+@pytest.fixture
+def server(monkeypatch):
+    """The local HTTP server every network test talks to (tests/sources/server.py): 127.0.0.1 only,
+    every other host unreachable, short timeouts, the sources' base URLs pointed at it; stopped after."""
+    from tests.sources.server import LocalServer, fast, loopback_only, point_sources_at
+
+    loopback_only(monkeypatch)
+    fast(monkeypatch)
+    local = LocalServer().start()
+    point_sources_at(monkeypatch, local)
+    yield local
+    local.stop()

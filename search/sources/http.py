@@ -358,7 +358,7 @@ def _megabytes(size: int) -> str:
     return f"{size / 2**20:.0f} MiB" if size >= 2**20 else f"{size:,} bytes"
 
 
-class _HTTPConnection(http.client.HTTPConnection):
+class _ReadTimeout(http.client.HTTPConnection):
     """Connects within the connect timeout, then waits at most the read timeout for each read."""
 
     def __init__(self, *args: Any, read_timeout: float, **kwargs: Any) -> None:
@@ -370,14 +370,12 @@ class _HTTPConnection(http.client.HTTPConnection):
         self.sock.settimeout(self._read_timeout)
 
 
-class _HTTPSConnection(http.client.HTTPSConnection):
-    def __init__(self, *args: Any, read_timeout: float, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._read_timeout = read_timeout
+class _HTTPConnection(_ReadTimeout):
+    pass
 
-    def connect(self) -> None:
-        super().connect()
-        self.sock.settimeout(self._read_timeout)
+
+class _HTTPSConnection(_ReadTimeout, http.client.HTTPSConnection):
+    pass
 
 
 class _HTTPHandler(urllib.request.HTTPHandler):

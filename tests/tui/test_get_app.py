@@ -7,23 +7,13 @@ import pytest
 from textual.widgets import OptionList
 
 from search import Library, SearchEngine, UserStore, load_corpus
-from tests.sources.server import LocalServer, fast, loopback_only, point_sources_at, records, snapshot
+from tests.sources.server import records, snapshot
 from tests.sources.test_arxiv import serve_results
 from tests.sources.test_openreview import note, serve_notes
 from tests.tui.conftest import settle
 from tui.app import ReaderApp
 from tui.screens.get_list import GetListScreen, catalogue_rows, matching
 from tui.widgets.results_list import ResultsList
-
-
-@pytest.fixture
-def server(monkeypatch):
-    loopback_only(monkeypatch)
-    fast(monkeypatch)
-    local = LocalServer().start()
-    point_sources_at(monkeypatch, local)
-    yield local
-    local.stop()
 
 
 @pytest.fixture

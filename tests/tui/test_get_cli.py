@@ -5,21 +5,9 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from search import Library, SearchEngine
-from tests.sources.server import LocalServer, fast, loopback_only, point_sources_at, records, snapshot
+from tests.sources.server import records, snapshot
 from tui.cli import main
-
-
-@pytest.fixture
-def server(monkeypatch):
-    loopback_only(monkeypatch)
-    fast(monkeypatch)
-    local = LocalServer().start()
-    point_sources_at(monkeypatch, local)
-    yield local
-    local.stop()
 
 
 def run(capsys, *argv):
