@@ -1,11 +1,14 @@
 """What the header and the status line say, as pure functions of plain values (no widgets, no engine),
-so the exact wording a user reads is tested without running the app."""
+so the exact wording a user reads is tested without running the app.
+
+Names and text that came from outside (list and file names, queries, error messages) go through
+`shown` here: a control character in them is shown as a visible escape, never sent to the terminal."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from search import SearchResult, split_facets
+from search import SearchResult, shown, split_facets
 
 INDEXING = "Indexing…"
 WAITING_FOR_INDEX = "Indexing… results appear as soon as the index is ready"
@@ -20,7 +23,7 @@ def counted(count: int, noun: str) -> str:
 
 def lists_label(names: Sequence[str]) -> str:
     """Which lists are loaded: "iclr2024, nips2023", or "5 lists" when there are more than three."""
-    return ", ".join(names) if len(names) <= MAX_NAMED_LISTS else f"{len(names)} lists"
+    return ", ".join(map(shown, names)) if len(names) <= MAX_NAMED_LISTS else f"{len(names)} lists"
 
 
 def all_papers_title(lists: Sequence[str], count: int) -> str:
@@ -37,24 +40,25 @@ def result_title(lists: Sequence[str], result: SearchResult, related_headline: s
     """The header over search results: "iclr2025 · 12 matches for “kv cache” (top 200)", or for a
     `related:` query whose paper is loaded (`related_headline`), "iclr2025 · 40 papers related to “…”"."""
     if related_headline is not None:
-        what = f"{result.total:,} papers related to “{related_headline}”"
+        what = f"{result.total:,} papers related to “{shown(related_headline)}”"
     else:
-        shown = len(result.hits)
-        more = f" (top {shown:,})" if result.total > shown else ""
+        listed = len(result.hits)
+        more = f" (top {listed:,})" if result.total > listed else ""
         noun = "match" if result.total == 1 else "matches"
-        what = f"{result.total:,} {noun} for “{result.corrected or result.query}”{more}"
+        what = f"{result.total:,} {noun} for “{shown(result.corrected or result.query)}”{more}"
     return f"{lists_label(lists)} · {what}"
 
 
 def result_status(result: SearchResult) -> str:
     """The status line under the search box for a result: a correction, an empty result's advice, a
     syntax hint, or nothing."""
+    query = shown(result.query)
     if result.corrected:
-        return f"No matches for “{result.query}”. Did you mean “{result.corrected}”? Showing those results."
+        return f"No matches for “{query}”. Did you mean “{shown(result.corrected)}”? Showing those results."
     if not result.hits:
-        return f"Nothing matches “{result.query}”. Try fewer or other words, a prefix like graph*, or fuzzy~."
+        return f"Nothing matches “{query}”. Try fewer or other words, a prefix like graph*, or fuzzy~."
     if result.notice:
-        return f"Hint: {result.notice}."
+        return f"Hint: {shown(result.notice)}."
     return ""
 
 
@@ -64,7 +68,7 @@ def indexing_status(done: int, total: int) -> str:
 
 
 def index_failed_status(error: str) -> str:
-    return f"Search unavailable: {error}"
+    return f"Search unavailable: {shown(error)}"
 
 
 def bookmarks_title(total: int, shown: int, filtered: bool) -> str:
@@ -78,9 +82,10 @@ def download_status(spec: str, done: int, total: int | None, unit: str) -> str:
         amount = f"{done / 1e6:.1f} of {total / 1e6:.1f} MB" if total else f"{done / 1e6:.1f} MB"
     else:
         amount = f"{done:,} of {total:,} papers" if total else f"{done:,} papers"
-    return f"Getting {spec}: {amount}…"
+    return f"Getting {shown(spec)}: {amount}…"
 
 
 def list_downloaded(name: str, papers: int) -> str:
     """ "iclr2025: 11,672 papers, now searchable (list:iclr2025)"; indexing follows."""
+    name = shown(name)
     return f"{name}: {counted(papers, 'paper')}, searchable as list:{name} once indexed"

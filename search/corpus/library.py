@@ -12,10 +12,12 @@ the server whether it changed). Downloads are staged in a hidden folder of the l
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import re
 import shutil
+import stat
 import tempfile
 import time
 from collections.abc import Iterator
@@ -24,14 +26,17 @@ from pathlib import Path
 from typing import Any
 
 from search import paths
-from search.corpus.loader import CorpusError, bundled_paths, load_corpus
+from search.corpus.loader import CorpusError, bundled_paths, load_corpus, read_corpus_file
 from search.errors import LibraryError
+from search.text.sanitize import sanitize_line
+from search.untrusted import UntrustedInputError, load_json, read_bytes, shown
 
 BUNDLED_LIST = "iclr2025"
 """The name of the bundled ICLR 2025 list (its two files count as one list)."""
 METADATA_FILE = ".source.json"
 """Beside a downloaded list's file: where it came from (never taken for the list itself)."""
-_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
+_NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")  # the whole name (fullmatch: no trailing newline)
+MAX_METADATA_BYTES = 1024 * 1024
 _STAGING_PREFIX = ".get-"
 _STALE_STAGING_SECONDS = 24 * 3600
 
@@ -73,11 +78,23 @@ class ListOrigin:
 
     @classmethod
     def from_json(cls, data: Any) -> ListOrigin | None:
+        """The origin in a metadata file, its text sanitised (it is shown by `lists`); None when a
+        required field is missing or of the wrong type (a wrong optional one is left out)."""
         if not isinstance(data, dict):
             return None
-        known = {field.name for field in fields(cls)}
+        values: dict[str, Any] = {}
+        for field in fields(cls):
+            value = data.get(field.name)
+            if field.name == "all_submissions":
+                value = value if isinstance(value, bool) else None
+            elif field.name == "max_results":
+                value = value if isinstance(value, int) and not isinstance(value, bool) else None
+            else:
+                value = sanitize_line(value) or None if isinstance(value, str) else None
+            if value is not None:
+                values[field.name] = value
         try:
-            return cls(**{key: value for key, value in data.items() if key in known})
+            return cls(**values)
         except TypeError:  # a required field is missing
             return None
 
@@ -88,8 +105,8 @@ def list_name(source: str) -> str:
     if any(path == bundled for bundled in bundled_paths()):
         return BUNDLED_LIST
     if path.parent.parent == Library().folder:
-        return path.parent.name
-    return path.stem.lower()
+        return shown(path.parent.name)
+    return shown(path.stem.lower())
 
 
 class Library:
@@ -97,33 +114,53 @@ class Library:
         self.folder = folder or paths.data_dir() / "lists"
 
     def files(self) -> list[Path]:
-        """Each list's file, by list name (a missing folder is an empty library)."""
+        """Each list's file, by list name (a missing folder is an empty library). Never raises: a
+        library folder that cannot be read (a file, a symlink loop) is an empty library, and a list
+        folder that cannot be read is left out; `problems()` says why, in one line each."""
+        return self._scan()[0]
+
+    def problems(self) -> list[str]:
+        """Why lists are left out of `files()`: the library folder, or a list's folder, cannot be read."""
+        return self._scan()[1]
+
+    def _scan(self) -> tuple[list[Path], list[str]]:
         try:
-            folders = sorted(
-                (entry for entry in self.folder.iterdir() if entry.is_dir() and not entry.name.startswith(".")),
-                key=lambda e: e.name,
-            )
-            return [file for folder in folders for file in _list_files(folder)[:1]]
+            entries = sorted(self.folder.iterdir(), key=lambda e: e.name)
         except FileNotFoundError:
-            return []
+            why = self._unusable()
+            return [], [f"the lists in {shown(self.folder)} ({why})"] if why else []  # else: none added yet
         except OSError as error:
-            raise LibraryError(f"cannot read {self.folder} ({error.strerror or error})") from None
+            return [], [f"the lists in {shown(self.folder)} ({self._unusable() or _why(error)})"]
+        found: list[Path] = []
+        problems: list[str] = []
+        for entry in entries:
+            if entry.name.startswith(".") or not entry.is_dir():
+                continue
+            try:
+                found.extend(_list_files(entry)[:1])
+            except OSError as error:
+                problems.append(f"the list in {shown(entry)} ({_why(error)})")
+        return found, problems
 
     def default_sources(self) -> list[Path]:
         """What the app loads when no --corpus is given: the bundled list, then the library."""
         return [*bundled_paths(), *self.files()]
 
     def find(self, name: str) -> Path | None:
-        """The file of the list with this name."""
+        """The file of the list with this name: as it is on disk, or as `shown` prints it (so a
+        name holding control characters, made by an older version, can still be removed)."""
         wanted = name.lower()
-        return next((path for path in self.files() if path.parent.name == wanted), None)
+        files = self.files()
+        return next((path for path in files if path.parent.name.lower() == wanted), None) or next(
+            (path for path in files if shown(path.parent.name).lower() == wanted), None
+        )
 
     def check_name(self, name: str, downloaded: bool = False) -> str:
         """The name, lowercased, if a new list may take it. A downloaded list may take the bundled
         list's name (the full list supersedes the bundled sample). Raises LibraryError."""
         name = name.lower()
-        if not _NAME.match(name):
-            raise LibraryError(f"{name!r} is not a usable list name (letters, digits, - _ . ; up to 64)")
+        if not _NAME.fullmatch(name):
+            raise LibraryError(f"'{shown(name)}' is not a usable list name (letters, digits, - _ . ; up to 64)")
         if (name == BUNDLED_LIST and not downloaded) or self.find(name) is not None:
             hint = (
                 "use `get --update` to refresh it, or remove it first"
@@ -133,27 +170,48 @@ class Library:
             raise LibraryError(f"a list named {name!r} already exists ({hint})")
         return name
 
+    def _unusable(self) -> str | None:
+        """Why the library folder cannot be used: a file, a symlink loop, a symlink to nothing (None:
+        it is a folder, or just not made yet)."""
+        try:
+            mode = os.stat(self.folder).st_mode
+        except FileNotFoundError:
+            return "a symbolic link to nothing" if os.path.islink(self.folder) else None
+        except OSError as error:
+            return _why(error)
+        return None if stat.S_ISDIR(mode) else "a file, not a folder"
+
+    def _make_folder(self) -> None:
+        """Make the library folder if need be; one line saying why it cannot be used otherwise."""
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            why = self._unusable() or _why(error)
+            raise LibraryError(f"cannot add lists to {shown(self.folder)} ({why})") from None
+
     def add(self, source: Path, name: str | None = None, origin: ListOrigin | None = None) -> AddedList:
         """Check the file loads, then copy it in under its name (a file staged inside the library is
         moved, not copied). With an origin (a download), the metadata is written beside it and the
         bundled list's name may be taken. Raises CorpusError or LibraryError."""
-        name = self.check_name(name or _default_name(source), downloaded=origin is not None)
-        corpus = load_corpus([source])  # refuse a broken file before it enters the library
+        name = self.check_name(_default_name(source) if name is None else name, downloaded=origin is not None)
+        data = read_corpus_file(source)  # read once: what is checked is what is copied
+        corpus = load_corpus([source], contents={source: data})  # refuse a broken file before it enters
         folder = self.folder / name
         staging = self.folder / f".adding-{name}"
         try:
+            self._make_folder()
             shutil.rmtree(staging, ignore_errors=True)
-            staging.mkdir(parents=True)
+            staging.mkdir()
             if self._holds(source):
                 os.rename(source, staging / source.name)
             else:
-                shutil.copyfile(source, staging / source.name)
+                (staging / source.name).write_bytes(data)
             if origin is not None:
                 _write_json(staging / METADATA_FILE, origin.to_json())
             os.rename(staging, folder)  # the list appears whole or not at all
         except OSError as error:
             shutil.rmtree(staging, ignore_errors=True)
-            raise LibraryError(f"cannot copy into {self.folder} ({error.strerror or error})") from None
+            raise LibraryError(f"cannot copy into {shown(self.folder)} ({error.strerror or error})") from None
         except BaseException:  # ctrl+c: leave nothing half-made behind
             shutil.rmtree(staging, ignore_errors=True)
             raise
@@ -171,8 +229,8 @@ class Library:
                 old.unlink()
             _write_json(old.parent / METADATA_FILE, origin.to_json())
         except OSError as error:
-            raise LibraryError(f"cannot write into {old.parent} ({error.strerror or error})") from None
-        return AddedList(name.lower(), target, len(corpus.papers), corpus.skipped, corpus.duplicates)
+            raise LibraryError(f"cannot write into {shown(old.parent)} ({error.strerror or error})") from None
+        return AddedList(shown(name.lower()), target, len(corpus.papers), corpus.skipped, corpus.duplicates)
 
     def origin(self, name: str) -> ListOrigin | None:
         """Where a downloaded list came from; None for a list added from a file (or unreadable metadata)."""
@@ -180,8 +238,9 @@ class Library:
         if path is None:
             return None
         try:
-            return ListOrigin.from_json(json.loads((path.parent / METADATA_FILE).read_text(encoding="utf-8")))
-        except (OSError, ValueError):
+            data = read_bytes(path.parent / METADATA_FILE, limit=MAX_METADATA_BYTES)
+            return ListOrigin.from_json(load_json(data.decode("utf-8")))
+        except (UntrustedInputError, UnicodeDecodeError):
             return None
 
     def record_origin(self, name: str, origin: ListOrigin) -> None:
@@ -190,18 +249,18 @@ class Library:
         try:
             _write_json(folder / METADATA_FILE, origin.to_json())
         except OSError as error:
-            raise LibraryError(f"cannot write into {folder} ({error.strerror or error})") from None
+            raise LibraryError(f"cannot write into {shown(folder)} ({error.strerror or error})") from None
 
     @contextlib.contextmanager
     def staging(self) -> Iterator[Path]:
         """A fresh hidden folder inside the library for a download, removed afterwards whatever happens
         (what was moved out of it into the library stays)."""
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
+            self._make_folder()
             self._sweep_stale_staging()
             folder = Path(tempfile.mkdtemp(prefix=_STAGING_PREFIX, dir=self.folder))
         except OSError as error:
-            raise LibraryError(f"cannot write into {self.folder} ({error.strerror or error})") from None
+            raise LibraryError(f"cannot write into {shown(self.folder)} ({error.strerror or error})") from None
         try:
             yield folder
         finally:
@@ -210,20 +269,20 @@ class Library:
     def remove(self, name: str) -> Path:
         path = self.find(name)
         if path is None:
-            known = ", ".join(p.parent.name for p in self.files()) or "none"
+            known = ", ".join(shown(p.parent.name) for p in self.files()) or "none"
             if name.lower() == BUNDLED_LIST:
                 raise LibraryError(f"{BUNDLED_LIST!r} is the bundled list and cannot be removed")
-            raise LibraryError(f"no list named {name!r} (lists: {known})")
+            raise LibraryError(f"no list named '{shown(name)}' (lists: {known})")
         try:
             shutil.rmtree(path.parent)
         except OSError as error:
-            raise LibraryError(f"cannot remove {path.parent} ({error.strerror or error})") from None
+            raise LibraryError(f"cannot remove {shown(path.parent)} ({error.strerror or error})") from None
         return path
 
     def _existing(self, name: str) -> Path:
         path = self.find(name)
         if path is None:
-            raise LibraryError(f"no list named {name!r}")
+            raise LibraryError(f"no list named '{shown(name)}'")
         return path
 
     def _holds(self, source: Path) -> bool:
@@ -244,6 +303,17 @@ class Library:
 def _list_files(folder: Path) -> list[Path]:
     """A list folder's candidate list files: everything but the metadata (and its temporary file)."""
     return [file for file in sorted(folder.iterdir()) if not file.name.startswith(METADATA_FILE) and file.is_file()]
+
+
+def _why(error: OSError) -> str:
+    """Why a folder cannot be read, in a few words."""
+    if error.errno == errno.ELOOP:
+        return "a symbolic link loop"
+    if error.errno == errno.ENOTDIR:
+        return "a file, not a folder"
+    if error.errno in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    return f"cannot read it: {error.strerror or error}"
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:

@@ -12,10 +12,11 @@ from search.corpus.formats import CorpusError, parse
 from search.corpus.formats.common import stable_id
 from search.corpus.merge import merge
 from search.models import Paper
+from search.untrusted import MAX_BYTES, read_bytes, shown
 
-__all__ = ["MAX_CORPUS_BYTES", "Corpus", "CorpusError", "bundled_paths", "load_corpus", "stable_id"]
+__all__ = ["MAX_CORPUS_BYTES", "Corpus", "CorpusError", "bundled_paths", "load_corpus", "read_corpus_file", "stable_id"]
 
-MAX_CORPUS_BYTES = 64 * 1024 * 1024
+MAX_CORPUS_BYTES = MAX_BYTES
 """Larger files are refused with a clear message rather than read into memory."""
 
 
@@ -36,10 +37,16 @@ class Corpus:
     """The id of each paper merged into another -> the id it is kept under."""
 
 
-def load_corpus(paths: Sequence[str | Path] | None = None, skip_broken: bool = False) -> Corpus:
+def load_corpus(
+    paths: Sequence[str | Path] | None = None,
+    skip_broken: bool = False,
+    *,
+    contents: Mapping[Path, bytes] | None = None,
+) -> Corpus:
     """Load and merge corpus files (default: the bundled list). Raises CorpusError; with
     `skip_broken`, a file that cannot be loaded is left out and named in `problems` instead
-    (unless none can be loaded)."""
+    (unless none can be loaded). `contents` gives files already read (`read_corpus_file`), so what
+    is checked is exactly what the caller then copies."""
     bundled = bundled_paths()
     files = [Path(p) for p in paths] if paths else bundled
     found: list[Paper] = []
@@ -49,7 +56,8 @@ def load_corpus(paths: Sequence[str | Path] | None = None, skip_broken: bool = F
     loaded: list[Path] = []
     for path in files:
         try:
-            parsed = parse(path, _read_text(path))
+            data = contents.get(path) if contents else None
+            parsed = parse(path, _decode(path, read_corpus_file(path) if data is None else data))
         except CorpusError as error:
             if not skip_broken:
                 raise
@@ -65,32 +73,25 @@ def load_corpus(paths: Sequence[str | Path] | None = None, skip_broken: bool = F
     merged = merge(found)
     papers = tuple(replace(paper, position=number) for number, paper in enumerate(merged.papers))
     files = loaded
-    names = venues or [p.stem for p in files]
+    names = venues or [shown(p.stem) for p in files]
     name = ", ".join(names) if len(names) <= 3 else f"{names[0]}, {names[1]} and {len(names) - 2} more"
     sources = tuple(str(p) for p in files)
     return Corpus(name, papers, sources, skipped, merged.duplicates, tuple(problems), merged.aliases)
 
 
-def _read_text(path: Path) -> str:
-    try:
-        if path.is_dir():
-            raise CorpusError(f"{path}: is a directory, not a corpus file")
-        size = path.stat().st_size
-        if size > MAX_CORPUS_BYTES:
-            raise CorpusError(f"{path}: {size / 1e6:.0f} MB is larger than the {MAX_CORPUS_BYTES // 2**20} MiB limit")
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise CorpusError(f"{path}: no such file") from None
-    except PermissionError:
-        raise CorpusError(f"{path}: permission denied") from None
-    except OSError as error:
-        raise CorpusError(f"{path}: cannot read ({error.strerror or error})") from None
+def read_corpus_file(path: Path) -> bytes:
+    """A corpus file's bytes, through the one reader of outside files (regular files only, the size
+    limit held while reading); every problem is a CorpusError of one line naming the file."""
+    return read_bytes(path, limit=MAX_CORPUS_BYTES, what="corpus file", error=CorpusError)
+
+
+def _decode(path: Path, data: bytes) -> str:
     if b"\x00" in data[:4096]:
-        raise CorpusError(f"{path}: binary file, not a text corpus")
+        raise CorpusError(f"{shown(path)}: binary file, not a text corpus")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise CorpusError(f"{path}: not UTF-8 text (bad byte at offset {error.start})") from None
+        raise CorpusError(f"{shown(path)}: not UTF-8 text (bad byte at offset {error.start})") from None
     if not text.strip():
-        raise CorpusError(f"{path}: empty file")
+        raise CorpusError(f"{shown(path)}: empty file")
     return text.replace("\r\n", "\n").replace("\r", "\n")

@@ -20,6 +20,7 @@ from search.sources import arxiv, openreview, paperlists
 from search.sources.common import Downloaded
 from search.sources.http import host_of
 from search.sources.request import ARXIV, OPENREVIEW, PAPERLISTS, ListRequest, Progress
+from search.untrusted import shown
 
 _Download = Callable[[ListRequest, Path, Progress | None, ListOrigin | None], Downloaded | None]
 _SOURCES: dict[str, _Download] = {
@@ -85,7 +86,7 @@ def update_list(name: str, library: Library | None = None, on_progress: Progress
                 name, replace(previous, checked_at=now, etag=etag or previous.etag, last_modified=last_modified)
             )
             host = downloaded.host if downloaded else host_of(previous.url)
-            return GotList(name.lower(), path, False, host=host, seconds=time.monotonic() - started)
+            return GotList(shown(name.lower()), path, False, host=host, seconds=time.monotonic() - started)
         origin = _origin(request, downloaded)
         added = _install(downloaded, lambda: library.replace(name, downloaded.path, origin))
     return _got(added, downloaded, started)
@@ -94,7 +95,7 @@ def update_list(name: str, library: Library | None = None, on_progress: Progress
 def downloaded_lists(library: Library | None = None) -> list[str]:
     """The names of the lists `get --update` can refresh (those downloaded with `get`)."""
     library = library or Library()
-    return [path.parent.name for path in library.files() if library.origin(path.parent.name) is not None]
+    return [shown(path.parent.name) for path in library.files() if library.origin(path.parent.name) is not None]
 
 
 def _install(downloaded: Downloaded, move_in: Callable[[], AddedList]) -> AddedList:

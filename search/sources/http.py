@@ -34,6 +34,7 @@ from datetime import UTC, datetime
 from typing import IO, Any
 
 from search.errors import SourceError
+from search.text.sanitize import sanitize_line
 from search.version import __version__
 
 CONNECT_TIMEOUT = 15.0
@@ -240,7 +241,7 @@ class Client:
         except (OSError, http.client.HTTPException):
             body = b""
         retry_after = _retry_after(error.headers.get("Retry-After"))
-        reason = error.reason or http.client.responses.get(error.code, "")
+        reason = sanitize_line(str(error.reason or "")) or http.client.responses.get(error.code, "")
         raise HTTPStatusError(
             f"{host} answered HTTP {error.code} {reason}".rstrip(), error.code, host, retry_after, body
         ) from None

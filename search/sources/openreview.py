@@ -8,7 +8,6 @@ ICLR_READER_OPENREVIEW_TOKEN is sent as `Authorization: Bearer` (never on to a r
 
 from __future__ import annotations
 
-import json
 import os
 import urllib.parse
 from pathlib import Path
@@ -19,6 +18,8 @@ from search.errors import SourceError
 from search.sources.common import Downloaded, JsonListWriter, base_url
 from search.sources.http import Client, HTTPStatusError, host_of
 from search.sources.request import ListRequest, Progress
+from search.text.sanitize import sanitize_line
+from search.untrusted import MalformedJSON, load_json
 
 URL_VARIABLE = "ICLR_READER_OPENREVIEW_URL"
 TOKEN_VARIABLE = "ICLR_READER_OPENREVIEW_TOKEN"
@@ -106,9 +107,11 @@ def _page_url(base: str, request: ListRequest, offset: int) -> str:
 def _page(body: bytes, host: str) -> tuple[list[dict[str, Any]], int, int | None]:
     """The page's notes, how many it held, and the total count it gives."""
     try:
-        data = json.loads(body)
-    except ValueError as error:
-        raise SourceError(f"{host}: the answer is not OpenReview notes (malformed JSON: {error})") from None
+        data = load_json(body.decode("utf-8-sig"))  # lone surrogates fixed, depth and numbers bounded
+    except UnicodeDecodeError as error:
+        raise SourceError(f"{host}: the answer is not OpenReview notes (not UTF-8, at byte {error.start})") from None
+    except MalformedJSON as error:
+        raise SourceError(f"{host}: the answer is not OpenReview notes (malformed JSON: {error.reason})") from None
     if not isinstance(data, dict) or not isinstance(data.get("notes"), list):
         raise SourceError(f'{host}: the answer is not OpenReview notes (no "notes" list in it)')
     count = data.get("count")
@@ -143,11 +146,11 @@ def _explain(error: HTTPStatusError, has_token: bool) -> SourceError:
 def _message(body: bytes) -> str:
     """OpenReview's own wording of an error ({"name": ..., "message": ...}), if it sent one."""
     try:
-        data = json.loads(body)
-    except ValueError:
+        data = load_json(body.decode("utf-8", "replace"))
+    except MalformedJSON:
         return ""
     message = data.get("message") if isinstance(data, dict) else None
-    return " ".join(str(message).split())[:160] if message else ""
+    return sanitize_line(message)[:160] if isinstance(message, str) else ""
 
 
 __all__ = ["DEFAULT_URL", "TOKEN_VARIABLE", "URL_VARIABLE", "download", "query"]

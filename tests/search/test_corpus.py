@@ -1,4 +1,5 @@
 import json
+import os
 
 import pytest
 
@@ -147,10 +148,14 @@ def test_corpus_name_lists_a_few_venues_and_counts_the_rest(tmp_path):
 def test_permission_denied_is_one_line(tmp_path, monkeypatch):
     path = write(tmp_path, "secret.json", "[]")
 
-    def denied(self):
-        raise PermissionError(13, "Permission denied")
+    real_open = os.open
 
-    monkeypatch.setattr(type(path), "read_bytes", denied)
+    def denied(file, *args, **kwargs):
+        if os.fspath(file) == str(path):
+            raise PermissionError(13, "Permission denied")
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", denied)  # root reads any file: simulate one it may not
     with pytest.raises(CorpusError, match="permission denied"):
         load_corpus([path])
 

@@ -1,6 +1,7 @@
 """The command line as a script would use it: JSON shapes, plain output and one-line errors with exit 2."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -113,11 +114,15 @@ def test_unreadable_corpus_file(capsys, tmp_path, monkeypatch):
     path = tmp_path / "secret.txt"
     path.write_text("Abstract.")
 
-    def denied(self):
-        raise PermissionError(13, "Permission denied", str(self))
+    real_open = os.open
 
-    # Root can read any file, so the permission error is simulated where the loader reads.
-    monkeypatch.setattr("pathlib.Path.read_bytes", denied)
+    def denied(file, *args, **kwargs):
+        if os.fspath(file) == str(path):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(file, *args, **kwargs)
+
+    # Root can read any file, so the permission error is simulated where the loader opens it.
+    monkeypatch.setattr(os, "open", denied)
     code, _, err = run(capsys, "--corpus", str(path), "list")
     assert code == 2 and "secret.txt: permission denied" in err
 

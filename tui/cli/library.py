@@ -20,8 +20,9 @@ from search import (
     forget_index,
     load_corpus,
     paths,
+    shown,
 )
-from tui.cli.loading import ensure_index
+from tui.cli.loading import ensure_index, warn_left_out
 from tui.cli.output import lists_json, print_json
 
 
@@ -58,20 +59,21 @@ def add_list(args: argparse.Namespace) -> int:
     extra = "".join(
         f", {count} {what}" for count, what in ((added.skipped, "skipped"), (added.duplicates, "duplicates")) if count
     )
-    print(f"Added {added.name!r}: {added.papers:,} papers{extra}; indexed in {time.monotonic() - started:.1f} s")
+    print(f"Added '{shown(added.name)}': {added.papers:,} papers{extra}; indexed in {time.monotonic() - started:.1f} s")
     return 0
 
 
 def remove_list(args: argparse.Namespace) -> int:
     path = Library().remove(args.name)
     forget_index(paths.cache_dir() / "index", str(path))  # its index is of no use any more
-    print(f"Removed {args.name!r} ({path.name})")
+    print(f"Removed '{shown(args.name)}' ({shown(path.name)})")
     return 0
 
 
 def show_lists(args: argparse.Namespace) -> int:
     library = Library()
     files = library.files()
+    warn_left_out(library.problems())  # the library folder (or a list's) cannot be read: the rest is listed
     # A downloaded iclr2025 holds the bundled papers: the two are one list, shown once.
     summaries = [] if library.find(BUNDLED_LIST) else [_summarize(BUNDLED_LIST, bundled_paths(), "bundled")]
     summaries += [_summarize(path.parent.name, [path], str(path), library.origin(path.parent.name)) for path in files]
@@ -109,9 +111,12 @@ def _describe_origin(origin: ListOrigin) -> str:
 
 
 def _summarize(name: str, files: list[Path], where: str, origin: ListOrigin | None = None) -> ListSummary:
+    """A list's row; its name and file are shown as `shown` prints them (a name with control
+    characters, from an older version, is listed safely and `remove` takes it as listed)."""
+    name, where = shown(name), shown(where)
     try:
         corpus = load_corpus(files)
     except Exception as error:  # noqa: BLE001 - a broken list is reported, the others still listed
-        return ListSummary(name, 0, (), where, str(error), origin)
+        return ListSummary(name, 0, (), where, shown(str(error)), origin)
     venues = tuple(dict.fromkeys(paper.venue for paper in corpus.papers if paper.venue))
     return ListSummary(name, len(corpus.papers), venues[:3], where, None, origin)

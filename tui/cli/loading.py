@@ -6,16 +6,27 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import replace
 
-from search import IndexStatus, SearchEngine
+from search import IndexStatus, Library, SearchEngine, shown
 
 
 def load_engine(args: argparse.Namespace, skip_broken: bool = False) -> SearchEngine:
-    """The papers of `--corpus` (default: the bundled list plus the library)."""
+    """The papers of `--corpus` (default: the bundled list plus the library). What was left out (a
+    broken list, a library folder that cannot be read) is in `engine.corpus.problems`, so the app
+    shows it as a notice, and is a warning on stderr here."""
     engine = SearchEngine.from_paths(args.corpus, skip_broken=skip_broken)
-    for problem in engine.corpus.problems:
-        print(f"iclr-reader: warning: left out {problem}", file=sys.stderr)
+    if not args.corpus:
+        unreadable = Library().problems()
+        if unreadable:
+            engine.corpus = replace(engine.corpus, problems=(*unreadable, *engine.corpus.problems))
+    warn_left_out(engine.corpus.problems)
     return engine
+
+
+def warn_left_out(problems: tuple[str, ...] | list[str]) -> None:
+    for problem in problems:
+        print(f"iclr-reader: warning: left out {shown(problem)}", file=sys.stderr)
 
 
 def ensure_index(engine: SearchEngine, rebuild: bool = False) -> IndexStatus:
@@ -24,7 +35,7 @@ def ensure_index(engine: SearchEngine, rebuild: bool = False) -> IndexStatus:
     status = engine.ensure_index(on_progress=progress, rebuild=rebuild)
     progress.finish(status.built)
     if status.notice:
-        print(f"iclr-reader: {status.notice}", file=sys.stderr)
+        print(f"iclr-reader: {shown(status.notice)}", file=sys.stderr)
     return status
 
 

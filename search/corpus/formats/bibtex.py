@@ -8,6 +8,7 @@ from pathlib import Path
 from search.corpus.formats import common
 from search.corpus.formats.common import CorpusError
 from search.models import Paper
+from search.untrusted import shown
 
 _ENTRY = re.compile(r"^\s*@[A-Za-z]+\s*[{(]", re.M)
 _AND = re.compile(r"\s+and\s+", re.I)
@@ -23,7 +24,7 @@ def parse_bibtex(path: Path, text: str) -> tuple[list[Paper], int, str | None]:
     try:
         library = bibtexparser.parse_string(text)
     except Exception as error:  # noqa: BLE001 - the parser's errors vary; the user needs one line
-        raise CorpusError(f"{path}: unreadable BibTeX ({type(error).__name__})") from None
+        raise CorpusError(f"{shown(path)}: unreadable BibTeX ({type(error).__name__})") from None
     venue_default = common.venue_from_filename(path)
     candidates = (_paper(entry.key, _fields(entry), path, venue_default) for entry in library.entries)
     return common.collect(path, candidates, "BibTeX entries", venue_default, skipped=len(library.failed_blocks))
@@ -34,17 +35,13 @@ def _fields(entry) -> dict[str, str]:
 
 
 def _paper(key: str, fields: dict[str, str], path: Path, venue_default: str | None) -> Paper | None:
-    abstract = fields.get("abstract", "").strip()
-    if not abstract:
+    abstract = common.abstract(fields.get("abstract"))
+    if abstract is None:
         return None
     venue = common.from_latex(fields.get("booktitle") or fields.get("journal") or fields.get("venue")) or venue_default
     paper_year = common.year(fields.get("year")) or common.year_of(venue)
-    doi, eprint, url = fields.get("doi"), fields.get("eprint"), common.text(fields.get("url"))
-    site = (
-        url
-        or (f"https://doi.org/{doi.strip()}" if doi else None)
-        or (f"https://arxiv.org/abs/{eprint.strip()}" if eprint else None)
-    )
+    doi, eprint, url = common.text(fields.get("doi")), common.text(fields.get("eprint")), common.text(fields.get("url"))
+    site = url or (f"https://doi.org/{doi}" if doi else None) or (f"https://arxiv.org/abs/{eprint}" if eprint else None)
     return Paper(
         id=common.text(key) or common.stable_id(abstract),
         abstract=abstract,

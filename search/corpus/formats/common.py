@@ -1,4 +1,8 @@
-"""What every corpus format shares: the error type and turning loose field values into Paper fields."""
+"""What every corpus format shares: the error type and turning loose field values into Paper fields.
+
+This is where text from a corpus file enters: every string field of a Paper is built through
+`text`, `names`, `title`, `from_latex` or `abstract` here, which sanitise it (no escape sequences,
+control characters or lone surrogates), and every message naming the file shows it with `shown`."""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from typing import Any
 from search.errors import CorpusError
 from search.models import Paper
 from search.text.sanitize import sanitize, sanitize_line
+from search.untrusted import shown
 
 _VENUE_NAMES = {"nips": "NeurIPS", "neurips": "NeurIPS", "colm": "COLM", "www": "WWW"}
 _VENUE_YEAR = re.compile(r"\b([A-Za-z]{2,12})[\s_\-']*((?:19|20)\d\d)\b")
@@ -28,7 +33,7 @@ def collect(path: Path, candidates: Iterable[Paper | None], what: str, venue_def
         else:
             papers.append(paper)
     if not papers:
-        raise CorpusError(f"{path}: no {what} with an abstract ({skipped} skipped)")
+        raise CorpusError(f"{shown(path)}: no {what} with an abstract ({skipped} skipped)")
     venues = {paper.venue for paper in papers if paper.venue}
     return papers, skipped, venues.pop() if len(venues) == 1 else venue_default
 
@@ -76,6 +81,13 @@ def from_latex(value: Any) -> str | None:
     from search.text.markup import convert  # only fields written in LaTeX need the converter
 
     return text(convert(plain).text)
+
+
+def abstract(value: Any) -> str | None:
+    """An abstract's source, sanitised (newlines kept, ends stripped), or None when there is none."""
+    if not isinstance(value, str):
+        return None
+    return sanitize(value).strip() or None
 
 
 def text(value: Any) -> str | None:

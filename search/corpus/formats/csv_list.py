@@ -9,6 +9,7 @@ from pathlib import Path
 from search.corpus.formats import common
 from search.corpus.formats.common import CorpusError
 from search.models import Paper
+from search.untrusted import shown
 
 COLUMNS = {
     "abstract": ("abstract", "summary", "paper abstract", "description"),
@@ -41,9 +42,9 @@ def parse_csv(path: Path, text: str) -> tuple[list[Paper], int, str | None]:
     try:
         columns = _columns(next(rows))
     except (StopIteration, csv.Error) as error:
-        raise CorpusError(f"{path}: unreadable CSV header ({error})") from None
+        raise CorpusError(f"{shown(path)}: unreadable CSV header ({error})") from None
     if "abstract" not in columns:
-        raise CorpusError(f"{path}: CSV has no abstract column (looked for: {', '.join(COLUMNS['abstract'])})")
+        raise CorpusError(f"{shown(path)}: CSV has no abstract column (looked for: {', '.join(COLUMNS['abstract'])})")
     venue_default = common.venue_from_filename(path)
     filled = (row for row in rows if any(cell.strip() for cell in row))  # blank rows are not papers
     try:
@@ -51,7 +52,7 @@ def parse_csv(path: Path, text: str) -> tuple[list[Paper], int, str | None]:
             path, (_paper(row, columns, path, venue_default) for row in filled), "rows", venue_default
         )
     except csv.Error as error:
-        raise CorpusError(f"{path}: malformed CSV at line {rows.line_num} ({error})") from None
+        raise CorpusError(f"{shown(path)}: malformed CSV at line {rows.line_num} ({error})") from None
 
 
 def _columns(header: list[str]) -> dict[str, int]:
@@ -72,8 +73,8 @@ def _paper(row: list[str], columns: dict[str, int], path: Path, venue_default: s
         return common.text(row[index]) if index is not None and index < len(row) else None
 
     index = columns["abstract"]
-    abstract = row[index].strip() if index < len(row) else ""
-    if not abstract:
+    abstract = common.abstract(row[index]) if index < len(row) else None
+    if abstract is None:
         return None
     venue = get("venue") or venue_default
     paper_year = common.year((get("year") or "")[:4]) or common.year_of(venue)

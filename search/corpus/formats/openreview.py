@@ -26,8 +26,8 @@ def paper_from_note(note: dict[str, Any], path: Path, venue_default: str | None)
         value = content.get(name)
         return value.get("value") if isinstance(value, dict) else value
 
-    abstract = field("abstract")
-    if not isinstance(abstract, str) or not abstract.strip():
+    abstract = common.abstract(field("abstract"))
+    if abstract is None:
         return None
     forum = common.text(note.get("forum")) or common.text(note.get("id"))
     venue_text = common.text(field("venue"))  # "ICLR 2025 Oral", "Submitted to ICLR 2025"
@@ -36,11 +36,11 @@ def paper_from_note(note: dict[str, Any], path: Path, venue_default: str | None)
     venue = _venue(venue_text) or venue_default
     paper_year = common.year_of(venue)
     pdf = common.text(field("pdf"))
-    code = " ".join(str(field(name) or "") for name in ("code", "github", "abstract"))
+    code = " ".join(common.text(field(name)) or "" for name in ("code", "github", "abstract"))
     github = _GITHUB.search(code)
     return Paper(
         id=forum or common.stable_id(abstract),
-        abstract=abstract.strip(),
+        abstract=abstract,
         venue=venue,
         title=common.title(field("title")),
         authors=common.names(field("authors")),

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from search.corpus.formats.common import CorpusError, stable_id, venue_from_filename, venue_from_text, year_of
 from search.models import Paper
+from search.text.sanitize import sanitize
+from search.untrusted import shown
 
 _BLANK_LINES = re.compile(r"\n[ \t]*\n\s*")
 
@@ -18,11 +20,11 @@ def parse_paragraphs(path: Path, text: str) -> tuple[list[Paper], str | None]:
         venue = venue_from_text(paragraphs.pop(0))
     venue = venue or venue_from_filename(path)
     papers = [
-        Paper(id=stable_id(p), abstract=_trim_lines(p), venue=venue, year=year_of(venue), source=str(path))
+        Paper(id=stable_id(p), abstract=_trim_lines(sanitize(p)), venue=venue, year=year_of(venue), source=str(path))
         for p in paragraphs
     ]
     if not papers:
-        raise CorpusError(f"{path}: no abstracts found")
+        raise CorpusError(f"{shown(path)}: no abstracts found")
     return papers, venue
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +9,7 @@ from search.corpus.formats import common
 from search.corpus.formats.common import CorpusError
 from search.corpus.formats.openreview import is_note, paper_from_note
 from search.models import Paper
+from search.untrusted import MalformedJSON, load_json, shown
 
 _WRAPPERS = ("papers", "notes", "records", "items", "data")
 
@@ -30,8 +30,8 @@ def _paper(record: Any, path: Path, venue_default: str | None) -> Paper | None:
 
 def paper_from_record(record: dict[str, Any], path: Path, venue_default: str | None) -> Paper | None:
     """A paper from a flat record; None without an abstract."""
-    abstract = record.get("abstract")
-    if not isinstance(abstract, str) or not abstract.strip():
+    abstract = common.abstract(record.get("abstract"))
+    if abstract is None:
         return None
     venue = common.text(record.get("venue")) or common.text(record.get("conference")) or venue_default
     paper_year = common.year(record.get("year")) or common.year_of(venue)
@@ -40,7 +40,7 @@ def paper_from_record(record: dict[str, Any], path: Path, venue_default: str | N
     pdf = common.text(record.get("pdf"))
     return Paper(
         id=common.text(record.get("id")) or common.stable_id(abstract),
-        abstract=abstract.strip(),
+        abstract=abstract,
         venue=common.venue_with_year(venue, paper_year),
         title=common.title(record.get("title")),
         authors=common.names(record.get("authors", record.get("author"))),
@@ -68,29 +68,33 @@ def _arxiv(record: dict[str, Any], site: str | None, pdf: str | None) -> str | N
 
 def _records(path: Path, text: str) -> list[Any]:
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as first_error:
-        data = _json_lines(path, text, first_error)
+        data = load_json(text)
+    except MalformedJSON as first_error:
+        if first_error.line is None:  # nested too deep, a huge number, NaN: not JSON Lines either
+            raise CorpusError(f"{shown(path)}: {first_error}") from None
+        data = _json_lines(path, text, first_error.line)
     if isinstance(data, dict):
         for key in _WRAPPERS:
             if isinstance(data.get(key), list):
                 return data[key]
         if "abstract" in data or is_note(data):
             return [data]
-        raise CorpusError(f"{path}: JSON object has no list of papers (expected one of: {', '.join(_WRAPPERS)})")
+        raise CorpusError(f"{shown(path)}: JSON object has no list of papers (expected one of: {', '.join(_WRAPPERS)})")
     if not isinstance(data, list):
-        raise CorpusError(f"{path}: JSON must be a list of paper records, not {type(data).__name__}")
+        raise CorpusError(f"{shown(path)}: JSON must be a list of paper records, not {type(data).__name__}")
     return data
 
 
-def _json_lines(path: Path, text: str, first_error: json.JSONDecodeError) -> list[Any]:
+def _json_lines(path: Path, text: str, first_error_line: int) -> list[Any]:
     records = []
     for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         try:
-            records.append(json.loads(line))
-        except json.JSONDecodeError:
-            where = f"line {first_error.lineno}" if not records else f"line {number}"
-            raise CorpusError(f"{path}: malformed JSON at {where}") from None
+            records.append(load_json(line))
+        except MalformedJSON as error:
+            if error.line is None:
+                raise CorpusError(f"{shown(path)}: {error} at line {number}") from None
+            where = f"line {first_error_line}" if not records else f"line {number}"
+            raise CorpusError(f"{shown(path)}: malformed JSON at {where}") from None
     return records
