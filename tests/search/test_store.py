@@ -40,7 +40,7 @@ def test_created_on_first_use_in_the_xdg_data_dir_with_wal_and_a_schema_version(
 
 def test_bookmarks_notes_tags_and_read_marks(tmp_path):
     store = UserStore(tmp_path / "u.sqlite3")
-    assert store.toggle(bookmark("a")) is True
+    assert store.toggle(bookmark("a")).bookmarked is True
     store.add(bookmark("b"))
     store.set_note("a", "read §3")
     store.set_tags("a", ["to-read", " milp ", "to-read", ""])
@@ -49,7 +49,7 @@ def test_bookmarks_notes_tags_and_read_marks(tmp_path):
     saved = store.get("a")
     assert (saved.note, saved.tags, saved.links[0].url) == ("read §3", ("to-read", "milp"), "https://github.com/a/b")
     assert store.bookmarked_ids() == {"a", "b"} and store.opened_ids() == {"b"}
-    assert store.toggle(bookmark("a")) is False and store.get("a") is None
+    assert store.toggle(bookmark("a")).bookmarked is False and store.get("a") is None
     assert store.remove("b") and not store.remove("b")
 
 

@@ -84,7 +84,7 @@ async def test_b_toggles_a_bookmark_with_marker_and_notification(make_app, notes
         assert app.store.bookmarked_ids() == set()
         assert (
             notes[-1][0]
-            == "Removed bookmark: BitStack: Any-Size Compression of Large Language Models in Variable Memory Environments"
+            == "Removed bookmark: BitStack: Any-Size Compression of Large Language Models in Variable Memory Environments — u to undo"
         )
 
 
@@ -274,7 +274,7 @@ async def test_a_corrupt_database_is_moved_aside_and_the_user_is_told(make_app, 
     app = make_app()
     async with app.run_test(size=WIDE) as pilot:
         await settle(pilot, app)
-        assert any("was unreadable and was moved to" in message for message, _ in notes)
+        assert any("nothing in it could be read; it was kept as" in message for message, _ in notes)
         await pilot.press("down", "b")
         assert len(app.store.bookmarks()) == 1
     assert any(p.name.startswith("user.sqlite3.corrupt-") for p in data.iterdir())
