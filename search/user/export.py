@@ -1,37 +1,259 @@
-"""Bookmarks out (BibTeX, Markdown, CSV, JSON) and back in (JSON), plus citations of one paper."""
+"""Bookmarks out (BibTeX, Markdown, CSV, JSON) and back in (JSON), plus citations of one paper.
+
+Both directions treat the text as untrusted. An import file is read through `search.untrusted` (size
+limit, regular files only, bounded JSON) and every field of every record is checked and sanitised
+where it enters: a record that cannot be used is skipped and counted, never stored. Every export
+(and every citation copied to the clipboard) cleans each bookmark again first, so rows stored before
+this check, or by another version, still never put an escape sequence or a lone surrogate in a file
+or on a terminal. Each format then escapes what its readers would take for syntax: spreadsheet
+formulas in CSV, links and block structure in Markdown, braces in BibTeX.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import errno
 import io
 import json
+import math
 import os
 import re
-import tempfile
+import secrets
+import stat
+import time
 import unicodedata
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from search.errors import BookmarkImportError
-from search.models import Bookmark, link_records, links_from_records
+from search.errors import BookmarkImportError, ReaderError
+from search.models import Bookmark, Link, link_records
 from search.text.describe import display_label, primary_link
+from search.text.links import safe_url
+from search.text.sanitize import sanitize, sanitize_line
+from search.untrusted import fix_surrogates, load_json, read_bytes, shown
 
 FORMATS = ("bibtex", "markdown", "csv", "json")
+MAX_IMPORT_BYTES = 64 * 1024 * 1024
+"""The largest import file read (a JSON export of 10,000 bookmarks with abstracts is about 20 MB)."""
+MAX_ID_CHARS = 1000
+LINK_KINDS = frozenset({"code", "project", "paper", "pdf", "arxiv", "search", "link"})
+YEARS = range(1000, 10000)
+
 _ARXIV_ABS = re.compile(r"https?://arxiv\.org/abs/(\d{4}\.\d{4,5}|[a-z][a-z.\-]*/\d{7})(?:v\d+)?$")
+_HASH = re.compile(r"[0-9a-f]{1,64}")
 CSV_FIELDS = ("id", "headline", "name", "title", "authors", "venue", "year", "url", "note", "tags")
 
 
+class ExportError(ReaderError):
+    """An export target that cannot be written: one line naming it and the problem."""
+
+
+# -- cleaning: one place for every text field, used by import and by every export -------------------
+
+
+def _line(value: object) -> str:
+    """A one-line field (title, name, author, tag, label): text only, sanitised, whitespace folded."""
+    return sanitize_line(fix_surrogates(value)) if isinstance(value, str) else ""
+
+
+def _text(value: object) -> str:
+    """A multi-line field (abstract, note): text only, sanitised, newlines kept."""
+    return sanitize(fix_surrogates(value)).strip() if isinstance(value, str) else ""
+
+
+def _lines(value: object, unique: bool = False) -> tuple[str, ...]:
+    """A list of one-line strings (authors, tags): anything not text, or empty, is left out."""
+    if not isinstance(value, (list, tuple)):
+        return ()
+    items = [item for item in map(_line, value) if item]
+    return tuple(dict.fromkeys(items) if unique else items)
+
+
+def _year(value: object) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        value = int(value)
+    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) == 4:
+        value = int(value.strip())
+    return value if isinstance(value, int) and value in YEARS else None
+
+
+def _created_at(value: object) -> float | None:
+    """A plausible timestamp (after 1970, at most a day ahead), else now; None stays None (the store
+    reads a missing time as now)."""
+    if value is None:
+        return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            seconds = float(value)
+        except OverflowError:
+            return time.time()
+        if math.isfinite(seconds) and 0 < seconds < time.time() + 86400:
+            return seconds
+    return time.time()
+
+
+def _links(value: object) -> tuple[Link, ...]:
+    """http(s) links only, each with a one-line label (the URL when it has none) and a known kind."""
+    links: list[Link] = []
+    for item in value if isinstance(value, (list, tuple)) else ():
+        url: object
+        label: object
+        kind: object
+        if isinstance(item, Link):
+            url, label, kind = item.url, item.label, item.kind
+        elif isinstance(item, dict):
+            url, label, kind = item.get("url"), item.get("label"), item.get("kind")
+        else:
+            continue
+        clean_url = safe_url(fix_surrogates(url)) if isinstance(url, str) else None
+        if clean_url is None or any(link.url == clean_url for link in links):
+            continue
+        clean_kind = _line(kind)
+        links.append(Link(_line(label) or clean_url, clean_url, clean_kind if clean_kind in LINK_KINDS else "link"))
+    return tuple(links)
+
+
+def _usable_id(value: object) -> str | None:
+    """An id is the bookmark's identity, so it is never altered: one with control characters, escape
+    sequences, surrogates (or the U+FFFD a reader put in their place) or surrounding whitespace, or
+    none at all, makes the record unusable."""
+    if not isinstance(value, str) or not value or len(value) > MAX_ID_CHARS or "\ufffd" in value:
+        return None
+    return value if fix_surrogates(value) == value and sanitize_line(value) == value else None
+
+
+def clean_bookmark(bookmark: Bookmark) -> Bookmark:
+    """The bookmark with every field fit to print, store or export: no escape sequences, control or
+    bidi characters, lone surrogates, non-http(s) links, implausible years or timestamps."""
+    paper_id = _usable_id(bookmark.paper_id) or _line(bookmark.paper_id) or "?"
+    title = _line(bookmark.title) or None
+    name = _line(bookmark.name) or None
+    abstract_hash = bookmark.abstract_hash if isinstance(bookmark.abstract_hash, str) else None
+    created = bookmark.created_at
+    return Bookmark(
+        paper_id=paper_id,
+        headline=_line(bookmark.headline) or title or name or paper_id,
+        venue=_line(bookmark.venue) or None,
+        name=name,
+        title=title,
+        authors=_lines(bookmark.authors),
+        year=_year(bookmark.year),
+        links=_links(bookmark.links),
+        abstract=_text(bookmark.abstract),
+        abstract_hash=abstract_hash if abstract_hash and _HASH.fullmatch(abstract_hash) else None,
+        note=_text(bookmark.note),
+        tags=_lines(bookmark.tags, unique=True),
+        created_at=_created_at(created) if created is not None else None,
+    )
+
+
+# -- import -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Imported:
+    """What an import file held: the usable bookmarks, and how many records were skipped and why."""
+
+    bookmarks: tuple[Bookmark, ...]
+    skipped: int = 0
+    first_problem: str | None = None
+    """Why the first skipped record was skipped ("bookmark 3 has no id")."""
+
+
+def read_bookmark_file(path: str | Path) -> Imported:
+    """The bookmarks of an import file (as written by `export(..., "json")`). A file that cannot be
+    used at all raises a ReaderError with one line; bad records in a good file are skipped and counted."""
+    data = read_bytes(path, limit=MAX_IMPORT_BYTES, what="bookmarks file", error=BookmarkImportError)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as problem:
+        raise BookmarkImportError(f"{shown(path)}: not UTF-8 text (bad byte at offset {problem.start})") from None
+    return parse_bookmarks(text, shown(path))
+
+
+def parse_bookmarks(text: str, source: str = "input") -> Imported:
+    """Bookmarks from the text of a JSON export. Raises BookmarkImportError (one line) for a document
+    that is not one, or one whose every record is unusable."""
+    data = load_json(text, source=source, error=BookmarkImportError)
+    records = data.get("bookmarks") if isinstance(data, dict) else data
+    if not isinstance(records, list):
+        raise BookmarkImportError(
+            f'{source}: expected {{"bookmarks": [...]}} as written by `bookmarks export --format json`'
+        )
+    bookmarks: list[Bookmark] = []
+    problems: list[str] = []
+    for number, record in enumerate(records, 1):
+        problem = _record_problem(record)
+        if problem:
+            problems.append(f"bookmark {number} {problem}")
+            continue
+        bookmarks.append(_from_record(record))
+    if problems and not bookmarks:
+        count = f"{len(problems)} bad record{'s' if len(problems) != 1 else ''}"
+        raise BookmarkImportError(f"{source}: no bookmark could be imported ({count}; {problems[0]})")
+    return Imported(tuple(bookmarks), len(problems), problems[0] if problems else None)
+
+
+def parse_json_export(text: str, source: str = "input") -> list[Bookmark]:
+    """The usable bookmarks of a JSON export (see parse_bookmarks). Raises BookmarkImportError."""
+    return list(parse_bookmarks(text, source).bookmarks)
+
+
+def _record_problem(record: object) -> str | None:
+    if not isinstance(record, dict):
+        return "is not an object"
+    if "id" not in record or record["id"] in ("", None):
+        return "has no id"
+    if _usable_id(record["id"]) is None:
+        return "has an unusable id (not text, or with control characters)"
+    return None
+
+
+def _from_record(r: dict[str, Any]) -> Bookmark:
+    """A record's fields, each of the wrong type left out (see clean_bookmark for the rest)."""
+    title = r.get("title")
+    return clean_bookmark(
+        Bookmark(
+            paper_id=r["id"],
+            headline=_line(r.get("headline")) or _line(title),
+            venue=_line(r.get("venue")) or None,
+            name=_line(r.get("name")) or None,
+            title=_line(title) or None,
+            authors=_lines(r.get("authors")),
+            year=_year(r.get("year")),
+            links=_links(r.get("links")),
+            abstract=_text(r.get("abstract")),
+            abstract_hash=r["abstract_hash"] if isinstance(r.get("abstract_hash"), str) else None,
+            note=_text(r.get("note")),
+            tags=_lines(r.get("tags"), unique=True),
+            created_at=_created_at(r.get("created_at")),
+        )
+    )
+
+
+# -- export -----------------------------------------------------------------------------------------
+
+
 def export(bookmarks: Sequence[Bookmark], fmt: str) -> str:
+    """The bookmarks in one format; the text holds no escape sequence, control character or lone
+    surrogate, whatever the bookmarks hold."""
+    clean = [clean_bookmark(b) for b in bookmarks]
     if fmt == "bibtex":
-        return "\n".join(bibtex_entry(b) for b in bookmarks)
-    if fmt == "markdown":
-        return "".join(f"- {markdown_citation(b)}" + (f" — {b.note}" if b.note else "") + "\n" for b in bookmarks)
-    if fmt == "csv":
-        return _csv(bookmarks)
-    if fmt == "json":
-        return json.dumps({"bookmarks": [_to_record(b) for b in bookmarks]}, ensure_ascii=False, indent=2) + "\n"
-    raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+        text = "\n".join(_bibtex_entry(b) for b in clean)
+    elif fmt == "markdown":
+        text = "".join(f"- {_markdown_citation(b)}{_markdown_note(b.note)}\n" for b in clean)
+    elif fmt == "csv":
+        text = _csv(clean)
+    elif fmt == "json":
+        text = json.dumps({"bookmarks": [bookmark_record(b) for b in clean]}, ensure_ascii=False, indent=2) + "\n"
+    else:
+        raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    return fix_surrogates(text)
 
 
 def url_of(bookmark: Bookmark) -> str:
@@ -39,10 +261,15 @@ def url_of(bookmark: Bookmark) -> str:
 
 
 def markdown_citation(bookmark: Bookmark) -> str:
-    """[title](url). Authors. Venue, with the characters Markdown would misread escaped."""
+    """[title](url). Authors. Venue, with the characters Markdown would misread escaped; a paper
+    without an http(s) link is named without a link."""
+    return fix_surrogates(_markdown_citation(clean_bookmark(bookmark)))
+
+
+def _markdown_citation(bookmark: Bookmark) -> str:
     text = _markdown_escape(display_label(bookmark))
-    url = url_of(bookmark).replace("(", "%28").replace(")", "%29").replace(" ", "%20")
-    parts = [f"[{text}]({url})"]
+    url = safe_url(url_of(bookmark))
+    parts = [f"[{text}]({_markdown_url(url)})" if url else text]
     if bookmark.authors:
         parts.append(_markdown_escape(", ".join(bookmark.authors)))
     venue = _venue_and_year(bookmark)
@@ -51,8 +278,35 @@ def markdown_citation(bookmark: Bookmark) -> str:
     return ". ".join(parts)
 
 
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]()<>|~])")
+# What starts a block when it begins a line: a heading, quote, list item, rule, fence, table, setext
+# underline, definition; and "1." or "1)" (an ordered list).
+_MARKDOWN_LINE_START = re.compile(r"^(?:([#>+\-=:*_~`|])|(\d+)([.)]))")
+
+
 def _markdown_escape(text: str) -> str:
-    return re.sub(r"([\[\]\\])", r"\\\1", text)
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+
+
+def _markdown_url(url: str) -> str:
+    for character in "\\()<> `":
+        url = url.replace(character, f"%{ord(character):02X}")
+    return url
+
+
+def _markdown_note(note: str) -> str:
+    """A note after the citation: " — first line", and each further line on its own line indented
+    into the same list item (a hard line break before it). Every line is escaped, including what
+    would start a block, so a note cannot make a link, a heading or a new list item."""
+    lines = [_MARKDOWN_LINE_START.sub(_escape_line_start, _markdown_escape(line.strip())) for line in note.splitlines()]
+    lines = [line for line in lines if line]
+    return " — " + "\\\n  ".join(lines) if lines else ""
+
+
+def _escape_line_start(match: re.Match[str]) -> str:
+    if match.group(1):
+        return "\\" + match.group(1)
+    return match.group(2) + "\\" + match.group(3)
 
 
 def _venue_and_year(bookmark: Bookmark) -> str:
@@ -75,7 +329,12 @@ def arxiv_of(bookmark: Bookmark) -> str | None:
 
 def bibtex_entry(bookmark: Bookmark) -> str:
     """An @inproceedings entry (@misc without a venue) that BibTeX parsers accept: title, every
-    author, booktitle, year, url, and eprint with archivePrefix for an arXiv paper."""
+    author, booktitle, year, url, and eprint with archivePrefix for an arXiv paper. No field can end
+    the entry early: backslashes and braces inside one are escaped."""
+    return fix_surrogates(_bibtex_entry(clean_bookmark(bookmark)))
+
+
+def _bibtex_entry(bookmark: Bookmark) -> str:
     kind = "inproceedings" if bookmark.venue else "misc"
     fields: list[tuple[str, str]] = [("title", display_label(bookmark, short=True))]
     if bookmark.authors:
@@ -110,16 +369,43 @@ def _ascii(text: str) -> str:
 
 
 def _bibtex_value(name: str, value: str) -> str:
-    if name == "url":  # URLs stay verbatim; only braces, which would end the field, are encoded
-        return value.replace("{", "%7B").replace("}", "%7D")
+    if name == "url":  # URLs stay verbatim; braces and backslashes, which would end the field, are encoded
+        return value.replace("\\", "%5C").replace("{", "%7B").replace("}", "%7D")
     return _bibtex_escape(value)
 
 
 def _bibtex_escape(value: str) -> str:
     value = " ".join(value.split())
+    braces_balanced = _balanced(value)
     value = value.replace("\\", "\\textbackslash ")
-    value = re.sub(r"([{}%&#_$])", r"\\\1", value)
+    if braces_balanced:
+        value = re.sub(r"([{}%&#_$])", r"\\\1", value)
+    else:
+        # BibTeX counts braces even when escaped, so unbalanced ones are spelled out instead.
+        value = value.replace("{", "\\textbraceleft ").replace("}", "\\textbraceright ")
+        value = re.sub(r"([%&#_$])", r"\\\1", value)
     return value.replace("~", "\\textasciitilde ").replace("^", "\\textasciicircum ")
+
+
+def _balanced(value: str) -> bool:
+    depth = 0
+    for character in value:
+        if character == "{":
+            depth += 1
+        elif character == "}":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0
+
+
+_FORMULA_START = (*"=+-@\t\r\n", "\uff1d", "\uff0b", "\uff0d", "\uff20")  # and their full-width forms
+
+
+def _csv_cell(value: str) -> str:
+    """A cell a spreadsheet will not run: one starting with = + - @ tab or CR (or with them after
+    spaces) gets a leading apostrophe, as OWASP's CSV injection guidance recommends."""
+    return "'" + value if value.lstrip(" ").startswith(_FORMULA_START) else value
 
 
 def _csv(bookmarks: Sequence[Bookmark]) -> str:
@@ -127,24 +413,24 @@ def _csv(bookmarks: Sequence[Bookmark]) -> str:
     writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\n")
     writer.writeheader()
     for b in bookmarks:
-        writer.writerow(
-            {
-                "id": b.paper_id,
-                "headline": b.headline,
-                "name": b.name or "",
-                "title": b.title or "",
-                "authors": "; ".join(b.authors),
-                "venue": b.venue or "",
-                "year": b.year or "",
-                "url": url_of(b),
-                "note": b.note,
-                "tags": "; ".join(b.tags),
-            }
-        )
+        row = {
+            "id": b.paper_id,
+            "headline": b.headline,
+            "name": b.name or "",
+            "title": b.title or "",
+            "authors": "; ".join(b.authors),
+            "venue": b.venue or "",
+            "year": str(b.year or ""),
+            "url": url_of(b),
+            "note": b.note,
+            "tags": "; ".join(b.tags),
+        }
+        writer.writerow({key: _csv_cell(value) for key, value in row.items()})
     return buffer.getvalue()
 
 
-def _to_record(b: Bookmark) -> dict[str, Any]:
+def bookmark_record(b: Bookmark) -> dict[str, Any]:
+    """One bookmark as the JSON export writes it (and the import reads it back)."""
     return {
         "id": b.paper_id,
         "headline": b.headline,
@@ -162,64 +448,88 @@ def _to_record(b: Bookmark) -> dict[str, Any]:
     }
 
 
-def parse_json_export(text: str, source: str = "input") -> list[Bookmark]:
-    """Bookmarks from a JSON export (as written by export(..., 'json')). Raises BookmarkImportError."""
+# -- writing a file -----------------------------------------------------------------------------------
+
+
+def write_atomic(path: str | Path, text: str) -> Path:
+    """Write `text` to `path` so that it holds either the old or the whole new content, never part.
+
+    - A symbolic link to a regular file: the file it points to is replaced and the link kept (links
+      are how people keep a bibliography in a synced folder); a dangling link or a loop is refused.
+    - Anything but a regular file (a directory, a device, a FIFO, a socket) is refused before
+      anything is written: one line, ExportError.
+    - A new file gets the mode 0666 less the umask, like any tool's; a replaced file keeps its mode
+      (and, where allowed, its owner).
+    The text is written as UTF-8 (a lone surrogate as U+FFFD). Returns the file written."""
+    name = shown(path)
+    target = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise BookmarkImportError(f"{source}: malformed JSON at line {error.lineno}") from None
-    records = data.get("bookmarks") if isinstance(data, dict) else data
-    if not isinstance(records, list):
-        raise BookmarkImportError(
-            f'{source}: expected {{"bookmarks": [...]}} as written by `bookmarks export --format json`'
-        )
-    bookmarks = []
-    for number, record in enumerate(records, 1):
-        if not isinstance(record, dict) or not isinstance(record.get("id"), str) or not record["id"]:
-            raise BookmarkImportError(f"{source}: bookmark {number} has no id")
-        bookmarks.append(_from_record(record))
-    return bookmarks
-
-
-def _from_record(r: dict[str, Any]) -> Bookmark:
-    def text(key: str) -> str | None:
-        value = r.get(key)
-        return value if isinstance(value, str) and value else None
-
-    def strings(key: str) -> tuple[str, ...]:
-        value = r.get(key)
-        return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
-
-    links = links_from_records(r.get("links"))
-    year = r.get("year")
-    created = r.get("created_at")
-    return Bookmark(
-        paper_id=r["id"],
-        headline=text("headline") or text("title") or r["id"],
-        venue=text("venue"),
-        name=text("name"),
-        title=text("title"),
-        authors=strings("authors"),
-        year=year if isinstance(year, int) else None,
-        links=links,
-        abstract=text("abstract") or "",
-        abstract_hash=text("abstract_hash"),
-        note=text("note") or "",
-        tags=strings("tags"),
-        created_at=float(created) if isinstance(created, (int, float)) else None,
-    )
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write a file so that it is either the old or the new content, never half of one."""
-    path = Path(path)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
+        status: os.stat_result | None = os.stat(target)
+    except FileNotFoundError:
+        if os.path.islink(path):
+            raise ExportError(f"{name}: a symbolic link to a missing file ({shown(target)})") from None
+        status = None
+    except OSError as problem:
+        raise ExportError(f"{name}: cannot write ({_reason(problem)})") from None
+    if status is not None and not stat.S_ISREG(status.st_mode):
+        raise ExportError(f"{name}: {_not_regular(status.st_mode)}; give the path of a file")
+    if status is not None and not os.access(target, os.W_OK):
+        raise ExportError(f"{name}: cannot write (permission denied)")
+    data = fix_surrogates(text).encode("utf-8")
+    folder = target.parent
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as file:
-            file.write(text)
+        temporary, descriptor = _create_temporary(folder, target.name)
+    except OSError as problem:
+        raise ExportError(f"{name}: cannot write ({_reason(problem)})") from None
+    try:
+        with os.fdopen(descriptor, "wb") as file:
+            if status is not None:
+                os.fchmod(file.fileno(), stat.S_IMODE(status.st_mode))
+                with contextlib.suppress(OSError):  # only root may give a file away
+                    os.fchown(file.fileno(), status.st_uid, status.st_gid)
+            file.write(data)
             file.flush()
             os.fsync(file.fileno())
-        os.replace(temporary, path)
-    except BaseException:
+        os.replace(temporary, target)
+    except BaseException as problem:
         Path(temporary).unlink(missing_ok=True)
+        if isinstance(problem, OSError):
+            raise ExportError(f"{name}: cannot write ({_reason(problem)})") from None
         raise
+    _sync_folder(folder)
+    return target
+
+
+def _create_temporary(folder: Path, name: str) -> tuple[Path, int]:
+    """A new file beside the target, created with mode 0666 so the umask (and any default ACL)
+    applies as it would to the file itself."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+    for _ in range(100):
+        temporary = folder / f".{name}.{secrets.token_hex(4)}.tmp"
+        try:
+            return temporary, os.open(temporary, flags, 0o666)
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "cannot create a temporary file", str(folder))
+
+
+def _sync_folder(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        descriptor = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+
+
+def _not_regular(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "is a directory"
+    kinds = {stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device", stat.S_IFIFO: "a FIFO (named pipe)"}
+    return f"not a regular file ({kinds.get(stat.S_IFMT(mode), 'a socket' if stat.S_ISSOCK(mode) else 'special')})"
+
+
+def _reason(problem: OSError) -> str:
+    if problem.errno == errno.ENOENT:
+        return "no such folder"
+    return problem.strerror or str(problem)

@@ -1,25 +1,46 @@
-"""`bookmarks`: list them, and the `export`, `import`, `add` and `remove` actions."""
+"""`bookmarks`: list them, and the `export`, `import`, `add`, `remove`, `removed` and `restore` actions.
+
+Everything printed here comes from the user's files (a bookmark's title, note and tags, an import
+file's name), so it goes out through `clean_bookmark` and `shown`: no escape sequence, control or
+bidi character in a bookmark reaches the terminal, however it got into the database.
+"""
 
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 
-from search import FORMATS, UserStore, bookmark_of, export, parse_json_export, write_atomic
-from tui.cli.errors import CliError
+from search import (
+    FORMATS,
+    Bookmark,
+    UserStore,
+    bookmark_of,
+    clean_bookmark,
+    display_label,
+    export,
+    read_bookmark_file,
+    write_atomic,
+)
+from tui.cli.errors import CliError, has_undecodable, shown
 from tui.cli.loading import load_engine
-from tui.cli.output import print_bookmarks_json
+from tui.cli.output import print_bookmarks_json, print_json, removed_json, restored_json
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    bookmarks = commands.add_parser("bookmarks", help="list, export, import, add or remove bookmarks")
+    bookmarks = commands.add_parser("bookmarks", help="list, export, import, add, remove or restore bookmarks")
     bookmarks.add_argument("--json", action="store_true", help="print JSON")
     bookmarks.set_defaults(handler=list_bookmarks)
     actions = bookmarks.add_subparsers(dest="action", metavar="ACTION")
     exporting = actions.add_parser("export", help="write bookmarks as BibTeX, Markdown, CSV or JSON")
     exporting.add_argument("--format", required=True, choices=FORMATS, help="output format")
-    exporting.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    exporting.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write to FILE (atomically; a symlink's target is replaced, the link kept) instead of stdout",
+    )
     exporting.set_defaults(handler=export_bookmarks)
     importing = actions.add_parser("import", help="merge bookmarks from a JSON export (no duplicates)")
     importing.add_argument("file", help="a file written by `bookmarks export --format json`")
@@ -27,20 +48,44 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     add = actions.add_parser("add", help="bookmark a paper of the loaded corpus")
     add.add_argument("id", help="paper id")
     add.set_defaults(handler=add_bookmark)
-    remove = actions.add_parser("remove", help="remove a bookmark")
+    remove = actions.add_parser("remove", help="remove a bookmark (`restore` brings it back)")
     remove.add_argument("id", help="paper id")
     remove.set_defaults(handler=remove_bookmark)
+    removed = actions.add_parser("removed", help="list removed bookmarks, newest first")
+    # SUPPRESS: without --json here, `bookmarks --json removed` keeps the group's --json.
+    removed.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
+    removed.set_defaults(handler=list_removed)
+    restore = actions.add_parser("restore", help="bring back a removed bookmark with its note and tags")
+    restore.add_argument("id", nargs="?", help="paper id (default: the one removed last)")
+    restore.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print JSON")
+    restore.set_defaults(handler=restore_bookmark)
 
 
 def _open_store() -> UserStore:
     store = UserStore()
     if store.notice:
-        print(f"iclr-reader: {store.notice}", file=sys.stderr)
+        print(f"iclr-reader: {shown(store.notice)}", file=sys.stderr)
     return store
 
 
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'s' if count != 1 else ''}"
+
+
+def _extras(bookmark: Bookmark) -> str:
+    """ "note and 3 tags", "note", "1 tag" or ""."""
+    parts = (["note"] if bookmark.note else []) + ([_plural(len(bookmark.tags), "tag")] if bookmark.tags else [])
+    return " and ".join(parts)
+
+
+def _usable_id(paper_id: str) -> bool:
+    """Whether an id typed on the command line can name a bookmark at all: one with bytes that are
+    not UTF-8, or with control characters, can never have been stored."""
+    return bool(paper_id) and not has_undecodable(paper_id) and shown(paper_id) == paper_id
+
+
 def list_bookmarks(args: argparse.Namespace) -> int:
-    bookmarks = _open_store().bookmarks()
+    bookmarks = [clean_bookmark(bookmark) for bookmark in _open_store().bookmarks()]
     if args.json:
         print_bookmarks_json(bookmarks)
         return 0
@@ -56,29 +101,23 @@ def list_bookmarks(args: argparse.Namespace) -> int:
 
 def export_bookmarks(args: argparse.Namespace) -> int:
     bookmarks = _open_store().bookmarks()
-    text = export(bookmarks, args.format)
+    text = export(bookmarks, args.format)  # cleaned: no escape sequences, no lone surrogates
     if not args.output:
         sys.stdout.write(text)
         return 0
-    try:
-        write_atomic(Path(args.output), text)
-    except OSError as error:
-        raise CliError(f"{args.output}: cannot write ({error.strerror or error})") from None
-    print(f"Wrote {len(bookmarks)} bookmark{'s' if len(bookmarks) != 1 else ''} to {args.output}", file=sys.stderr)
+    written = write_atomic(Path(args.output), text)  # one-line ReaderError for a target it refuses
+    through = f" (through the link {shown(args.output)})" if written != Path(args.output) else ""
+    print(f"Wrote {_plural(len(bookmarks), 'bookmark')} to {shown(written)}{through}", file=sys.stderr)
     return 0
 
 
 def import_bookmarks(args: argparse.Namespace) -> int:
-    store = _open_store()
-    path = Path(args.file)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise CliError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise CliError(f"{path}: cannot read ({getattr(error, 'strerror', None) or error})") from None
-    added, merged = store.merge(parse_json_export(text, str(path)))
-    print(f"Imported {added} new bookmark{'s' if added != 1 else ''}; {merged} already present (merged)")
+    imported = read_bookmark_file(args.file)  # one-line ReaderError for a file it cannot use
+    added, merged = _open_store().merge(imported.bookmarks)
+    skipped = ""
+    if imported.skipped:
+        skipped = f"; skipped {imported.skipped} (bad records; first: {shown(imported.first_problem)})"
+    print(f"Imported {_plural(added, 'new bookmark')}; {merged} already present (merged){skipped}")
     return 0
 
 
@@ -86,14 +125,46 @@ def add_bookmark(args: argparse.Namespace) -> int:
     # An unknown id is reported before the data dir is touched.
     engine = load_engine(args)
     bookmark = bookmark_of(engine.describe(engine.paper(args.id).id))
-    UserStore().add(bookmark)
-    print(f"Bookmarked {bookmark.paper_id}: {bookmark.headline}")
+    _open_store().add(bookmark)
+    shown_bookmark = clean_bookmark(bookmark)
+    print(f"Bookmarked {shown_bookmark.paper_id}: {shown_bookmark.headline}")
     return 0
 
 
 def remove_bookmark(args: argparse.Namespace) -> int:
     store = _open_store()
-    if not store.remove(args.id):
-        raise CliError(f"{args.id!r} is not bookmarked")
-    print(f"Removed bookmark {args.id}")
+    if not _usable_id(args.id) or not store.remove(args.id):
+        raise CliError(f"'{shown(args.id)}' is not bookmarked")
+    print(f"Removed bookmark {args.id}; `iclr-reader bookmarks restore {shlex.quote(args.id)}` brings it back")
+    return 0
+
+
+def list_removed(args: argparse.Namespace) -> int:
+    removed = [clean_bookmark(bookmark) for bookmark in _open_store().removed()]
+    if args.json:
+        print_json(removed_json(removed))
+        return 0
+    if not removed:
+        print("No removed bookmarks. (Removed ones are listed here, newest first, until restored.)")
+    for bookmark in removed:
+        extras = _extras(bookmark)
+        print(f"{bookmark.paper_id}  {display_label(bookmark)}" + (f"  ({extras})" if extras else ""))
+    return 0
+
+
+def restore_bookmark(args: argparse.Namespace) -> int:
+    store = _open_store()
+    if args.id is not None and not _usable_id(args.id):
+        raise CliError(f"'{shown(args.id)}' is not among the removed bookmarks (see `iclr-reader bookmarks removed`)")
+    restored = store.restore(args.id)
+    if restored is None:
+        if args.id is None:
+            raise CliError("nothing to restore: no bookmark has been removed")
+        raise CliError(f"'{shown(args.id)}' is not among the removed bookmarks (see `iclr-reader bookmarks removed`)")
+    bookmark = clean_bookmark(restored)
+    if args.json:
+        print_json(restored_json(bookmark))
+        return 0
+    extras = _extras(bookmark)
+    print(f"restored: {display_label(bookmark)}" + (f" ({extras})" if extras else ""))
     return 0

@@ -20,6 +20,7 @@ from search import (
     Rendered,
     SearchEngine,
     SearchResult,
+    bookmark_record,
     export,
     link_records,
 )
@@ -151,6 +152,17 @@ def available_json(conferences: Sequence[Conference]) -> JsonObject:
 def print_bookmarks_json(bookmarks: Sequence[Bookmark]) -> None:
     """`bookmarks --json`: the same document as `bookmarks export --format json`, so it re-imports."""
     sys.stdout.write(export(bookmarks, "json"))
+
+
+def removed_json(bookmarks: Sequence[Bookmark]) -> JsonObject:
+    """`bookmarks removed --json`: the removed bookmarks, newest first, each as the JSON export writes
+    one (with its note and tags), so `bookmarks restore ID` can be scripted from it."""
+    return {"removed": [bookmark_record(bookmark) for bookmark in bookmarks]}
+
+
+def restored_json(bookmark: Bookmark) -> JsonObject:
+    """`bookmarks restore --json`: the bookmark brought back, as the JSON export writes one."""
+    return {"restored": bookmark_record(bookmark)}
 
 
 def print_json(value: JsonObject) -> None:
