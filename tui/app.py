@@ -9,6 +9,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from search import SearchEngine, UserStore
+from tui.screens.dialogs import UNSAVED_AT_QUIT, Editor
 from tui.screens.main import MainScreen
 from tui.screens.paper_actions import PaperActions
 from tui.store_access import StoreAccess
@@ -48,6 +49,13 @@ class ReaderApp(App[int]):
         for problem in self.engine.corpus.problems:
             self.notify(f"Left out: {problem}", title="List not loaded", severity="warning", timeout=15, markup=False)
 
+    async def action_quit(self) -> None:
+        """Quit, unless a note or tags dialog holds writing not saved yet: then the first ctrl+q warns."""
+        screen = self.screen
+        if isinstance(screen, Editor) and screen.holds_unsaved_writing(UNSAVED_AT_QUIT):
+            return
+        self.exit()
+
     def action_help(self) -> None:
         from tui.screens.help import HelpScreen  # loaded when first asked for, not before the first frame
 
@@ -77,6 +85,11 @@ class ReaderApp(App[int]):
         if isinstance(screen, PaperActions):
             yield SystemCommand(
                 "Toggle bookmark", "Bookmark or unbookmark the selected paper (b)", screen.action_toggle_bookmark
+            )
+            yield SystemCommand(
+                "Undo remove bookmark",
+                "Bring back the last removed bookmark with its note and tags (u)",
+                screen.action_undo_remove,
             )
             yield SystemCommand("Edit note", "Edit the selected paper's note (n)", screen.action_edit_note)
             yield SystemCommand("Edit tags", "Edit the selected paper's tags (t)", screen.action_edit_tags)

@@ -1,4 +1,5 @@
-"""The bookmarks screen: every saved paper (loaded corpus or not), filterable, openable, removable."""
+"""The bookmarks screen: every saved paper (loaded corpus or not), filterable, openable, removable
+(and a removal undone with u, note and tags included)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ from textual.widgets.option_list import Option
 
 from search import Bookmark, display_label
 from tui.render import NAME_STYLE, links_text
-from tui.screens.paper_actions import PAPER_BINDINGS, PaperActions
+from tui.screens.paper_actions import ALREADY_REMOVED, PAPER_BINDINGS, UNDO_TIMEOUT, PaperActions, removed_notice
 from tui.store_access import StoreAccess
 from tui.widgets.header import AppHeader
+from tui.widgets.reader import SHOWN_CHARS
 from tui.wording import bookmarks_title
 
 
@@ -51,7 +53,10 @@ def bookmark_text(bookmark: Bookmark) -> Text:
         out.append(bookmark.note)
         out.append("\n")
     out.append("\n")
-    out.append(bookmark.abstract)
+    abstract = bookmark.abstract  # stored text, never converted; laid out on the interface thread, so bounded
+    if len(abstract) > SHOWN_CHARS:
+        abstract = abstract[:SHOWN_CHARS] + f" … ({len(abstract) - SHOWN_CHARS:,} more characters)"
+    out.append(abstract)
     if bookmark.links:
         out.append("\n\nLinks\n", style="bold")
         out.append(links_text(bookmark.links))
@@ -95,6 +100,7 @@ class BookmarksScreen(PaperActions[str | None]):
         self.loaded_ids = loaded_ids
         self.store_access = store_access or StoreAccess()
         self.shown: list[Bookmark] = []
+        self.bookmarked: set[str] = set()
 
     def compose(self) -> ComposeResult:
         yield AppHeader()
@@ -112,6 +118,7 @@ class BookmarksScreen(PaperActions[str | None]):
     def reload(self, keep: str | None = None) -> None:
         _ok, bookmarks = self.store_access.call(self, lambda store: store.bookmarks())
         words = self.query_one("#bookmark-filter", Input).value.casefold().split()
+        self.bookmarked = {b.paper_id for b in bookmarks or []}
         self.shown = [b for b in bookmarks or [] if matches(b, words)]
         options = self.query_one("#bookmark-list", OptionList)
         options.set_options(Option(bookmark_row(b), id=b.paper_id) for b in self.shown)
@@ -174,16 +181,21 @@ class BookmarksScreen(PaperActions[str | None]):
             self.query_one("#bookmark-view").focus()
 
     def action_remove(self) -> None:
+        """Remove the selected bookmark at once; the store keeps it (note and tags too) for u."""
         bookmark = self.current_bookmark()
         if bookmark is None:
             return
-        ok, _ = self.store_access.call(self, lambda store: store.remove(bookmark.paper_id))
-        if ok:
-            self.notify(f"Removed bookmark: {display_label(bookmark, short=True)}", markup=False, timeout=3)
-            index = self.query_one("#bookmark-list", OptionList).highlighted or 0
-            self.reload()
-            if self.shown:
-                self.query_one("#bookmark-list", OptionList).highlighted = min(index, len(self.shown) - 1)
+        ok, removed = self.store_access.call(self, lambda store: store.remove(bookmark.paper_id))
+        if not ok:
+            return
+        if removed is None:
+            self.notify(ALREADY_REMOVED, markup=False, timeout=5)
+        else:
+            self.notify(removed_notice(removed), markup=False, timeout=UNDO_TIMEOUT)
+        index = self.query_one("#bookmark-list", OptionList).highlighted or 0
+        self.reload()
+        if self.shown:
+            self.query_one("#bookmark-list", OptionList).highlighted = min(index, len(self.shown) - 1)
 
     def action_back(self) -> None:
         focused = self.focused

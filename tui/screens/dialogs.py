@@ -1,6 +1,11 @@
-"""Small modal dialogs that answer through dismiss(): note editor, tags editor, link picker."""
+"""Small modal dialogs that answer through dismiss(): note editor, tags editor, link picker.
+
+The editors never throw away what the user typed on one key: esc with unsaved changes asks for a
+second esc first."""
 
 from __future__ import annotations
+
+from typing import TypeVar
 
 from rich.text import Text
 from textual import on
@@ -13,6 +18,8 @@ from textual.widgets.option_list import Option
 
 from search import Link
 
+ResultT = TypeVar("ResultT")
+
 DIALOG_CSS = """
 {name} {{ align: center middle; }}
 {name} > Vertical {{
@@ -21,13 +28,47 @@ DIALOG_CSS = """
 }}
 {name} .dialog-title {{ text-style: bold; margin-bottom: 1; }}
 {name} .dialog-help {{ color: $text-muted; margin-top: 1; }}
+{name} .dialog-help.unsaved {{ color: $warning; text-style: bold; }}
 """
+UNSAVED = "Unsaved changes: esc again discards them · {save} saves"
+UNSAVED_AT_QUIT = "Unsaved changes: ctrl+q again quits without them · {save} saves"
 
 
-class NoteDialog(ModalScreen[str | None]):
-    """Edit a bookmark's note. ctrl+s saves, esc cancels."""
+class Editor(ModalScreen[ResultT]):
+    """A dialog editing some of the user's writing: esc cancels at once when nothing was changed,
+    else it warns and only a second esc discards the changes."""
+
+    SAVE_KEY = "enter"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.warned = False
+        """True once esc has warned about unsaved changes."""
+
+    def changed(self) -> bool:
+        """Whether the dialog holds changes that would be lost."""
+        return False
+
+    def action_cancel(self) -> None:
+        if not self.holds_unsaved_writing(UNSAVED):
+            self.dismiss(None)
+
+    def holds_unsaved_writing(self, warning: str) -> bool:
+        """True, after showing the warning (once), while the dialog holds changes not yet warned about."""
+        if self.warned or not self.changed():
+            return False
+        self.warned = True
+        help_line = self.query_one(".dialog-help", Static)
+        help_line.update(Text(warning.format(save=self.SAVE_KEY)))
+        help_line.add_class("unsaved")
+        return True
+
+
+class NoteDialog(Editor[str | None]):
+    """Edit a bookmark's note. ctrl+s saves, esc cancels (twice when there are changes)."""
 
     DEFAULT_CSS = DIALOG_CSS.format(name="NoteDialog") + "NoteDialog TextArea { height: 10; }"
+    SAVE_KEY = "ctrl+s"
     BINDINGS = [
         Binding("ctrl+s", "save", "Save"),
         Binding("escape", "cancel", "Cancel"),
@@ -47,15 +88,15 @@ class NoteDialog(ModalScreen[str | None]):
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()
 
+    def changed(self) -> bool:
+        return self.query_one(TextArea).text.strip() != self.note.strip()
+
     def action_save(self) -> None:
         self.dismiss(self.query_one(TextArea).text.strip())
 
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
-
-class TagsDialog(ModalScreen[list[str] | None]):
-    """Edit a bookmark's tags, comma-separated. enter saves, esc cancels."""
+class TagsDialog(Editor[list[str] | None]):
+    """Edit a bookmark's tags, comma-separated. enter saves, esc cancels (twice when there are changes)."""
 
     DEFAULT_CSS = DIALOG_CSS.format(name="TagsDialog")
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
@@ -71,12 +112,16 @@ class TagsDialog(ModalScreen[list[str] | None]):
             yield Input(", ".join(self.tags), placeholder="e.g. to-read, compression", id="tags")
             yield Static(Text("comma-separated · enter save · esc cancel"), classes="dialog-help")
 
+    @staticmethod
+    def parse(text: str) -> list[str]:
+        return [tag.strip() for tag in text.split(",") if tag.strip()]
+
+    def changed(self) -> bool:
+        return self.parse(self.query_one(Input).value) != list(self.tags)
+
     @on(Input.Submitted, "#tags")
     def save(self, event: Input.Submitted) -> None:
-        self.dismiss([tag.strip() for tag in event.value.split(",") if tag.strip()])
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+        self.dismiss(self.parse(event.value))
 
 
 class LinkPicker(ModalScreen[Link | None]):
