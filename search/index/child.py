@@ -1,4 +1,4 @@
-"""Build index shards in a child process: `python -m search.index.child [--procs N] < shards`.
+"""Build index shards in a child process: `python -m search.index.child [--procs N] [--parent PID] < shards`.
 
 The app builds big corpora's shards in parallel child processes, and Whoosh's two-process writer
 (for one big shard) forks, which is unsafe in a process that runs threads (the app).
@@ -6,22 +6,79 @@ Stdin carries the pickled [(IndexLocation, papers), ...] from the parent (search
 the child indexes exactly the papers the app loaded without parsing any corpus file again.
 Progress goes to stdout as `progress DONE TOTAL` lines; the exit status says whether every shard
 was swapped in.
+
+A child dies with its parent (`die_with_parent`): quitting or killing the app must not leave builds
+of ~300 MB running for minutes. So must the processes Whoosh's writer forks from the child.
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
+import os
 import pickle
+import signal
 import sys
+import threading
+import time
 
 from search.index import shard as index_module
 from search.text.describe import describe
+
+PARENT_POLL_SECONDS = 0.5
+"""How often a child checks that its parent is still alive, where the kernel cannot tell it."""
+_PR_SET_PDEATHSIG = 1
+_watching = False
+
+
+def die_with_parent(parent: int, use_prctl: bool = True) -> None:
+    """Exit when process `parent` exits or is killed, even by SIGKILL: on Linux the kernel sends this
+    process SIGKILL then (PR_SET_PDEATHSIG); everywhere a thread polls the parent pid. A parent
+    already gone exits at once. Processes forked from this one later (Whoosh's multi-process writer)
+    die with this one the same way."""
+    global _watching
+    if use_prctl:
+        _kernel_kills_with_parent()
+    if os.getppid() != parent:  # the parent died before the signal was asked for
+        os._exit(1)
+    threading.Thread(target=_watch_parent, args=(parent,), name="watch-parent", daemon=True).start()
+    if not _watching:
+        _watching = True
+        # The forking process's pid is taken before the fork: read in the new process, getppid() may
+        # already be init's, if this process died in between, and init would be watched forever.
+        os.register_at_fork(before=_remember_forker, after_in_child=lambda: die_with_parent(_forker, use_prctl))
+
+
+_forker = 0
+
+
+def _remember_forker() -> None:
+    global _forker
+    _forker = os.getpid()
+
+
+def _kernel_kills_with_parent() -> None:
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)  # the running process's symbols, libc's among them
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # no libc or no prctl: the watching thread is enough
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_SECONDS)
+    os._exit(1)  # re-parented: the parent is gone
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m search.index.child")
     parser.add_argument("--procs", type=int, default=1, help="processes for Whoosh's writer")
+    parser.add_argument("--parent", type=int, default=None, help="exit when this process does")
     args = parser.parse_args(argv)
+    die_with_parent(os.getppid() if args.parent is None else args.parent)
     shards = pickle.load(sys.stdin.buffer)  # written by our own parent process: trusted
     total = sum(len(papers) for _, papers in shards)
     done_before = 0

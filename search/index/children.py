@@ -26,8 +26,7 @@ def build_shards(missing, progress: Progress, cancel) -> dict:
     stop = cancel or threading.Event()
 
     def build_load(number: int, load) -> bool:
-        command = [sys.executable, "-m", "search.index.child", "--procs", str(procs)]
-        return run_child(command, load, progress.shard(number), stop)
+        return run_child(child_command(procs), load, progress.shard(number), stop)
 
     with ThreadPoolExecutor(max_workers=len(loads)) as pool:
         futures = [pool.submit(build_load, number, load) for number, load in enumerate(loads)]
@@ -99,15 +98,28 @@ class Progress:
         return on_progress
 
 
+def child_command(procs: int = 1) -> list[str]:
+    """The command line of a child build that dies with this process (see child.py)."""
+    return [sys.executable, "-m", "search.index.child", "--procs", str(procs), "--parent", str(os.getpid())]
+
+
+STOP_POLL_SECONDS = 0.1
+"""How soon a child is killed once its build is cancelled (quitting, a new list)."""
+
+
 def run_child(command: list[str], shards: list, on_progress, stop: threading.Event) -> bool:
     """Run one child build on these shards, relaying its `progress DONE TOTAL` lines; False if it
-    failed. The child starts first, so its imports overlap with pickling its papers."""
+    failed or was stopped. The child starts first, so its imports overlap with pickling its papers.
+    Setting `stop` kills the child at once, even while it prints nothing; the child is always
+    reaped before this returns. (On Linux the child dies with the thread that started it: this
+    one, which waits for it.)"""
     child = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.PIPE, text=True
     )
     assert child.stdout is not None  # both pipes were asked for
     try:
         threading.Thread(target=_send, args=(child.stdin, shards), daemon=True).start()
+        threading.Thread(target=_kill_on_stop, args=(child, stop), daemon=True).start()
         for line in child.stdout:
             if stop.is_set():
                 return False
@@ -121,6 +133,15 @@ def run_child(command: list[str], shards: list, on_progress, stop: threading.Eve
             child.wait()
         child.stdout.close()
     return child.returncode == 0
+
+
+def _kill_on_stop(child: subprocess.Popen, stop: threading.Event) -> None:
+    """Kill the child as soon as `stop` is set (its output ends then, which ends the relaying loop)."""
+    while child.poll() is None:
+        if stop.wait(STOP_POLL_SECONDS):
+            if child.poll() is None:
+                child.kill()
+            return
 
 
 def _send(pipe, shards: list) -> None:

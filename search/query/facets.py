@@ -1,6 +1,8 @@
 """Filters and sort order inside the query: list:NAME venue:WORD status:oral has:code is:bookmarked
 is:unread sort:name, and related:ID (the papers most like that one). They are taken out of the text before it is searched; values of one facet
-are alternatives (list:a list:b), different facets must all hold. A leading - negates (-has:code)."""
+are alternatives (list:a list:b), different facets must all hold. A leading - negates (-has:code).
+A value with spaces, parentheses, quotes or backslashes is written in double quotes, with `\\"` and
+`\\\\` inside them (`quoted` writes it so: `related:"id (v2)"`)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,11 @@ from dataclasses import dataclass, field
 
 from search.corpus.formats.common import STATUSES
 
-FACET = re.compile(r'(?<![^\s(])(-?)(list|venue|status|has|is|sort|related):("[^"]*"|[^\s()]+)', re.I)
+FACET = re.compile(r'(?<![^\s(])(-?)(list|venue|status|has|is|sort|related):("(?:[^"\\]|\\.)*"|[^\s()]+)', re.I)
+_BARE = re.compile(r'[^\s()"\\]+')
+"""A value that needs no quotes."""
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)", re.S)
 HAS = ("code",)
 IS = ("bookmarked", "unread", "read")
 SORTS = ("relevance", "order", "name")
@@ -51,9 +57,10 @@ def split_facets(text: str) -> tuple[str, Facets]:
 
     def take(match: re.Match[str]) -> str:
         nonlocal sort, related
-        negated, facet, value = match.group(1) == "-", match.group(2).lower(), match.group(3).strip('"').lower()
+        negated, facet, raw = match.group(1) == "-", match.group(2).lower(), _unquoted(match.group(3))
+        value = raw.lower()
         if facet == "related":
-            related = match.group(3).strip('"')  # ids are case-sensitive
+            related = raw  # ids are case-sensitive
         elif facet == "list":
             (excluded_lists if negated else lists).append(value)
         elif facet == "venue":
@@ -92,13 +99,54 @@ def facet_tokens(text: str) -> list[str]:
     return [match.group(0) for match in FACET.finditer(text)]
 
 
+def quoted(value: str) -> str:
+    """A facet value as the query language reads it back exactly: bare when it can be, else in
+    double quotes with quotes and backslashes escaped, and whitespace that the query's own
+    normalisation would fold (a second space, tabs, other spaces) and unprintable characters as
+    \\uXXXX."""
+    if _BARE.fullmatch(value) and value.isprintable():
+        return value
+    pieces = []
+    last = '"'
+    for char in value:
+        if char in '"\\':
+            piece = "\\" + char
+        elif (char == " " and last == " ") or (char != " " and (char.isspace() or not char.isprintable())):
+            piece = f"\\u{ord(char):04x}" if ord(char) < 0x10000 else f"\\U{ord(char):08x}"
+        else:
+            piece = char
+        pieces.append(piece)
+        last = piece[-1]
+    return '"' + "".join(pieces) + '"'
+
+
+def _unquoted(value: str) -> str:
+    """A facet value as written: a quoted one unescaped (see `quoted`), a bare one without stray quotes."""
+    if _QUOTED.fullmatch(value):
+        return _ESCAPE.sub(_unescape, value[1:-1])
+    return value.strip('"')
+
+
+def _unescape(match: re.Match[str]) -> str:
+    escaped = match.group(1)
+    return chr(int(escaped[1:], 16)) if len(escaped) > 1 else escaped
+
+
+def without_facet(text: str, facet: str) -> str:
+    """The query without any (not negated) `facet:` token, e.g. every list: before choosing another."""
+    kept = FACET.sub(
+        lambda match: " " if match.group(2).lower() == facet and not match.group(1) else match.group(0), text
+    )
+    return " ".join(kept.split())
+
+
 def toggle(text: str, token: str) -> str:
     """The query with `token` (e.g. has:code) added, or removed when it is there; a new sort:
     replaces the old one."""
     facet = token.split(":", 1)[0].lower()
-    words = text.split()
-    if token.lower() in (word.lower() for word in words):
-        return " ".join(word for word in words if word.lower() != token.lower())
+    if any(match.group(0).lower() == token.lower() for match in FACET.finditer(text)):
+        kept = FACET.sub(lambda match: " " if match.group(0).lower() == token.lower() else match.group(0), text)
+        return " ".join(kept.split())
     if facet in ("sort", "list"):
-        words = [word for word in words if not word.lower().startswith(f"{facet}:")]
-    return " ".join([*words, token])
+        text = without_facet(text, facet)
+    return " ".join([*text.split(), token])

@@ -50,18 +50,22 @@ class Filters:
     def _compute(self, facets: Facets, marks: Marks) -> tuple[frozenset[str], list[str]]:
         problems: list[str] = []
         known = self._lists()
-        for name in (*facets.lists, *facets.excluded_lists):
+        for name in dict.fromkeys((*facets.lists, *facets.excluded_lists)):
             if name not in known:
                 problems.append(f"no list named {name!r} (loaded: {', '.join(known)})")
+        # Sets: a query may name many values, and each check runs once per paper.
+        lists, excluded, venues, statuses = (
+            frozenset(values) for values in (facets.lists, facets.excluded_lists, facets.venues, facets.statuses)
+        )
         checks: list[Callable[[Paper], bool]] = []
-        if facets.lists:
-            checks.append(lambda paper: any(name in facets.lists for name in self._lists_of(paper)))
-        if facets.excluded_lists:
-            checks.append(lambda paper: not any(name in facets.excluded_lists for name in self._lists_of(paper)))
-        if facets.venues:
-            checks.append(lambda paper: any(venue in (paper.venue or "").lower() for venue in facets.venues))
-        if facets.statuses:
-            checks.append(lambda paper: status_of(paper.status, paper.track) in facets.statuses)
+        if lists:
+            checks.append(lambda paper: not lists.isdisjoint(self._lists_of(paper)))
+        if excluded:
+            checks.append(lambda paper: excluded.isdisjoint(self._lists_of(paper)))
+        if venues:
+            checks.append(lambda paper: any(venue in (paper.venue or "").lower() for venue in venues))
+        if statuses:
+            checks.append(lambda paper: status_of(paper.status, paper.track) in statuses)
         for flag, wanted in facets.flags:
             checks.append(self._flag(flag, wanted, marks))
         return frozenset(paper.id for paper in self._papers if all(check(paper) for check in checks)), problems

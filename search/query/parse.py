@@ -1,26 +1,48 @@
 """Parsing the query language: ranked words, "phrases", prefix*, fuzzy~, field:term, AND/OR/NOT.
 
 Malformed syntax never raises: it is read as plain words, with a hint saying what was not understood.
-Prefixes and fuzzy terms are bounded to their most frequent expansions.
+Every multi-term part (prefix, wildcard, range, fuzzy term) is bounded: its edit distance, the words
+it expands to (its most frequent ones), how many such parts a query has, and the time spent
+expanding them (see budget.py); each bound that cuts something says so in a hint.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import re
-from itertools import islice
+from collections import OrderedDict
+from collections.abc import Iterator
 
 from whoosh import qparser
 from whoosh import query as wq
 from whoosh.spelling import ListCorrector
 
 from search.index.analysis import stems
+from search.query.budget import (
+    CHECK_EVERY,
+    MAX_EXPANSIONS,
+    MAX_FUZZY_DISTANCE,
+    MAX_FUZZY_LENGTH,
+    SCANNED_EXPANSIONS,
+    Budget,
+    SearchStopped,
+)
 
 SEARCH_FIELDS = ("name", "title", "abstract", "keywords", "authors")
 FIELD_ALIASES = {"authors": ["author", "by"], "keywords": ["keyword", "kw"], "abstract": ["text"]}
-MAX_PREFIX_EXPANSIONS = 24
+MAX_PREFIX_EXPANSIONS = MAX_EXPANSIONS
 """A short prefix like `ge*` expands to thousands of terms; only the most frequent are searched."""
+MAX_MULTI_TERMS = 4
+"""Prefixes, wildcards, ranges and fuzzy terms expanded per query (each in every field); the rest
+are left out, with a hint."""
+CACHED_NEAR_WORDS = 64
+"""Fuzzy terms' vocabulary look-ups kept: the same one comes back on every keystroke after it."""
+CACHED_EXPANSIONS = 256
+"""Prefix, wildcard and range expansions kept (one per field: five per part typed)."""
 OPERATORS = {"AND", "OR", "NOT", "ANDNOT", "ANDMAYBE"}
 WORD = re.compile(r"[^\W_][\w'-]*")
+_FUZZY_TOKEN = re.compile(r"[^\s()\"]*[^\s()\"~]~(\d)(?:/\d+)?")
+"""A fuzzy term as typed (`transformer~7`, `title:graf~3/2`), for hints; not a phrase's slop."""
 
 
 class QueryParser:
@@ -36,43 +58,64 @@ class QueryParser:
         self._plain_parser = qparser.MultifieldParser(
             list(SEARCH_FIELDS), schema, group=qparser.OrGroup.factory(0.9), plugins=[]
         )
+        self._near_words: OrderedDict[tuple[str, int, int], tuple[str, ...]] = OrderedDict()
+        self._expanded: OrderedDict[tuple[str, str, str], tuple[tuple[bytes, ...], bool]] = OrderedDict()
+        """Multi-term parts' expansions (and whether they were cut), kept across queries: typing more
+        words after `*former*` must not walk the lexicon again on every keystroke."""
 
-    def parse(self, text: str) -> tuple[wq.Query, str | None]:
-        """The query, and a hint when its syntax was malformed and it was read as plain words."""
+    def parse(self, text: str, budget: Budget | None = None) -> tuple[wq.Query, str | None]:
+        """The query, and a hint when its syntax was malformed and it was read as plain words.
+        Bounds applied go into `budget`'s hints; SearchStopped when it runs out."""
+        budget = budget or Budget(None)
         problem = syntax_problem(text)
         if problem is None:
             try:
                 query = self._parser.parse(text)
                 if query is not wq.NullQuery and not _matches_everything(query):
-                    return self._bounded(query), None
+                    return self._bounded(query, text, budget), None
+            except SearchStopped:
+                raise
             except Exception:  # noqa: BLE001 - whoosh's parser on odd input: read as plain words
                 pass
             problem = "query syntax not understood"
         words = " ".join(WORD.findall(text.replace("*", " ").replace("~", " ")))
         return self._plain_parser.parse(words), f"{problem}; searched for the words only"
 
-    def _bounded(self, query: wq.Query) -> wq.Query:
-        """Bound prefix/wildcard expansion, and make `a NOT b` exclude b (an OR group would not)."""
-        reader = self._reader
-        near_words: dict[tuple[str, int, int], dict[str, None]] = {}  # one fuzzy term spans five fields
+    def _bounded(self, query: wq.Query, text: str, budget: Budget) -> wq.Query:
+        """Bound every multi-term part, and make `a NOT b` exclude b (an OR group would not)."""
+        expanded: set[tuple] = set()  # the query's multi-term parts, each counted once over its fields
+        capped_fuzzy = False
 
-        def near(text: str, maxdist: int, prefix: int) -> dict[str, None]:
-            key = (text, maxdist, prefix)
-            if key not in near_words:
-                # Whoosh walks the whole term dictionary for a fuzzy term; the vocabulary is faster.
-                words = self._corrector.suggest(text, limit=MAX_PREFIX_EXPANSIONS, maxdist=maxdist, prefix=prefix)
-                near_words[key] = dict.fromkeys(form for word in (text, *words) for form in (word, *stems(word)))
-            return near_words[key]
+        def admitted(key: tuple) -> bool:
+            if key not in expanded and len(expanded) >= MAX_MULTI_TERMS:
+                budget.hint(f"more than {MAX_MULTI_TERMS} wildcards, fuzzy terms or ranges; the rest were left out")
+                return False
+            expanded.add(key)
+            budget.expanding = True
+            return True
 
         def bound(node: wq.Query) -> wq.Query:
+            nonlocal capped_fuzzy
             if isinstance(node, wq.FuzzyTerm):
-                forms = near(node.text, node.maxdist, node.prefixlength)
+                maxdist = min(node.maxdist, MAX_FUZZY_DISTANCE)
+                capped_fuzzy = capped_fuzzy or maxdist < node.maxdist
+                if len(node.text) > MAX_FUZZY_LENGTH:
+                    budget.hint("{items}: too long for fuzzy matching, searched as typed", f"{node.text[:20]}…~")
+                    return wq.Term(node.fieldname, node.text, boost=node.boost)
+                if not admitted(("fuzzy", node.text, maxdist, node.prefixlength)):
+                    return wq.NullQuery
+                forms = self._near(node.text, maxdist, min(node.prefixlength, len(node.text)), budget)
                 return wq.Or([wq.Term(node.fieldname, form, boost=node.boost) for form in forms])
-            if isinstance(node, wq.PatternQuery):
-                expansions = list(islice(node._btexts(reader), 4 * MAX_PREFIX_EXPANSIONS))
-                expansions.sort(key=lambda term: -reader.doc_frequency(node.fieldname, term))
-                terms = [wq.Term(node.fieldname, term, boost=node.boost) for term in expansions[:MAX_PREFIX_EXPANSIONS]]
-                return wq.Or(terms) if terms else wq.NullQuery
+            if isinstance(node, wq.MultiTerm):
+                shown = _shown(node)
+                if not admitted(("multi", shown)):
+                    return wq.NullQuery
+                terms = self._expansions(node, shown, budget)
+                return (
+                    wq.Or([wq.Term(node.fieldname, term, boost=node.boost) for term in terms])
+                    if terms
+                    else wq.NullQuery
+                )
             node = node.apply(bound)
             if isinstance(node, wq.Or):
                 negated = [child.query for child in node.subqueries if isinstance(child, wq.Not)]
@@ -81,11 +124,91 @@ class QueryParser:
                     return wq.AndNot(_either(wanted), _either(negated))
             return node
 
-        return bound(query)
+        bounded = bound(query)
+        if capped_fuzzy:
+            typed = [match.group() for match in _FUZZY_TOKEN.finditer(text) if int(match.group(1)) > MAX_FUZZY_DISTANCE]
+            for token in typed or ["fuzzy term"]:
+                budget.hint(f"{{items}}: fuzzy distance capped at {MAX_FUZZY_DISTANCE}", token)
+        return bounded
+
+    def _near(self, text: str, maxdist: int, prefix: int, budget: Budget) -> tuple[str, ...]:
+        """The vocabulary's words within maxdist edits of text, and their stems (Whoosh would walk the
+        whole term dictionary for a fuzzy term; the vocabulary is faster); cached across queries."""
+        key = (text, maxdist, prefix)
+        forms = self._near_words.get(key)
+        if forms is not None:
+            self._near_words.move_to_end(key)
+            return forms
+        budget.check()
+        words = self._corrector.suggest(text, limit=MAX_EXPANSIONS, maxdist=maxdist, prefix=prefix)
+        forms = tuple(dict.fromkeys(form for word in (text, *words) for form in (word, *stems(word))))
+        self._near_words[key] = forms
+        if len(self._near_words) > CACHED_NEAR_WORDS:
+            self._near_words.popitem(last=False)
+        return forms
+
+    def _expansions(self, node: wq.MultiTerm, shown: str, budget: Budget) -> tuple[bytes, ...]:
+        """A prefix's, wildcard's or range's most frequent terms (of the first SCANNED_EXPANSIONS)."""
+        key = (type(node).__name__, node.fieldname, shown)
+        cached = self._expanded.get(key)
+        if cached is None:
+            reader = self._reader
+            found: list[bytes] = []
+            for term in _candidates(node, reader, budget):
+                found.append(term)
+                if len(found) >= SCANNED_EXPANSIONS:
+                    break
+            if len(found) > MAX_EXPANSIONS:
+                found.sort(key=lambda term: -reader.doc_frequency(node.fieldname, term))
+            cached = self._expanded[key] = (tuple(found[:MAX_EXPANSIONS]), len(found) > MAX_EXPANSIONS)
+            if len(self._expanded) > CACHED_EXPANSIONS:
+                self._expanded.popitem(last=False)
+        else:
+            self._expanded.move_to_end(key)
+        terms, cut = cached
+        if cut and isinstance(node, wq.TermRange):
+            budget.hint("{items} match{s} too many words; narrow the range", shown)
+        elif cut:
+            budget.hint(f"{{items}} match{{s}} too many words; searched the {MAX_EXPANSIONS} most frequent", shown)
+        return terms
+
+
+def _candidates(node: wq.MultiTerm, reader, budget: Budget) -> Iterator[bytes]:
+    """The terms a multi-term query matches, in lexicon order, checking the budget while it scans
+    (a leading wildcard reads the whole lexicon)."""
+    field = node.fieldname
+    budget.check()
+    if isinstance(node, wq.Wildcard):
+        pattern = re.compile(fnmatch.translate(node.text))
+        literal = re.split(r"[*?\[]", node.text, maxsplit=1)[0]
+        terms = reader.expand_prefix(field, literal) if literal else reader.lexicon(field)
+        from_bytes = reader.schema[field].from_bytes
+        for count, term in enumerate(terms, 1):
+            if count % CHECK_EVERY == 0:
+                budget.check()
+            if pattern.match(from_bytes(term)):
+                yield term
+        return
+    # A prefix's terms, a range's (and any other multi-term query's): Whoosh's own expansion.
+    terms = reader.expand_prefix(field, node.text) if isinstance(node, wq.Prefix) else node._btexts(reader)
+    for count, term in enumerate(terms, 1):
+        if count % CHECK_EVERY == 0:
+            budget.check()
+        yield term
 
 
 def _either(queries: list[wq.Query]) -> wq.Query:
     return queries[0] if len(queries) == 1 else wq.Or(queries)
+
+
+def _shown(node: wq.MultiTerm) -> str:
+    """A multi-term query as the user would type it, for hints."""
+    if isinstance(node, wq.TermRange):
+        inside = " ".join(part for part in (node.start, "TO", node.end) if part)
+        return f"{'{' if node.startexcl else '['}{inside}{'}' if node.endexcl else ']'}"
+    if isinstance(node, wq.Prefix):
+        return f"{node.text}*"
+    return str(getattr(node, "text", node))
 
 
 def _matches_everything(query: wq.Query) -> bool:

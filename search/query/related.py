@@ -14,6 +14,9 @@ SIMILAR_TERMS = 25
 """A paper's most distinctive words that a related-papers search looks for."""
 MAX_SHARE = 0.2
 """Words in more than this share of the papers say nothing about likeness."""
+MAX_TEXT = 20_000
+"""Characters of a paper read for its distinctive words: a huge abstract's beginning says enough
+(abstracts run 1-2,000 characters; a malformed record can hold a whole paper)."""
 
 
 def similar_query(reader, text: str) -> wq.Query | None:
@@ -22,7 +25,7 @@ def similar_query(reader, text: str) -> wq.Query | None:
     Words in one paper only or in over a fifth of all say nothing about likeness."""
     total = reader.doc_count_all()
     weighted = []
-    for term, count in Counter(stems(text)).items():
+    for term, count in Counter(stems(text[:MAX_TEXT])).items():
         papers = reader.doc_frequency("abstract", term)
         if 1 < papers <= max(2, total * MAX_SHARE):
             weighted.append(((1 + log(count)) * log(total / papers), term))

@@ -2,23 +2,32 @@
 
 Whoosh objects never leave this module: hits are copied into `Hit`s. One long-lived searcher is
 reused across queries (its term statistics and the per-term scores cached by TermScorer are what
-makes typing fast).
+makes typing fast). Every search runs within a Budget (budget.py): its bounds' hints join the
+result's notice, and a search past its time or cancelled returns what it had finished.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Set
+from dataclasses import replace
 
+from whoosh import collectors
 from whoosh import query as wq
 from whoosh.reading import MultiReader
 from whoosh.searching import Searcher
 
+from search.index.analysis import stems
+from search.index.schema import build_schema
 from search.models import Hit, SearchResult
-from search.query.parse import WORD, QueryParser
+from search.query.budget import CHECK_EVERY, MAX_QUERY_WORDS, Budget, SearchStopped, shortened
+from search.query.parse import OPERATORS, WORD, QueryParser
 from search.query.related import similar_query
 from search.query.scoring import TermScorer
 from search.query.spelling import Speller, word_being_typed
+
+_SYNTAX = re.compile(r"[*?~:\"^()\[\]{}]")
 
 
 class QueryRunner:
@@ -28,6 +37,7 @@ class QueryRunner:
         """`indexes`: one Whoosh index per corpus file, searched as one (statistics are shared);
         `words` and `counts`: the vocabulary, for spelling and completions."""
         self._lock = threading.Lock()
+        indexes = indexes or [_empty_index()]  # no papers at all: nothing matches, nothing fails
         segments = [segment for ix in indexes for segment, _ in ix.reader().leaf_readers()]
         self._searcher = Searcher(segments[0] if len(segments) == 1 else MultiReader(segments))
         reader = self._searcher.reader()
@@ -35,7 +45,7 @@ class QueryRunner:
         vocabulary = words or []
         self._speller = Speller(reader, vocabulary, counts or [1] * len(vocabulary))
         self._parser = QueryParser(indexes[0].schema, reader, self._speller.corrector)
-        self._id_column = reader.column_reader("id")
+        self._id_column = reader.column_reader("id") if reader.doc_count_all() else []
         """docnum -> paper id: much cheaper than Whoosh's pickled stored fields."""
         self._docnum_of: dict[str, int] | None = None
         self._last_ids: Set[str] | None = None
@@ -46,34 +56,72 @@ class QueryRunner:
             self._searcher.close()
 
     def run(
-        self, text: str, limit: int = 50, partial: bool = False, hit_terms: bool = True, allowed: Set[str] | None = None
+        self,
+        text: str,
+        limit: int = 50,
+        partial: bool = False,
+        hit_terms: bool = True,
+        allowed: Set[str] | None = None,
+        budget: Budget | None = None,
     ) -> SearchResult:
         """Run a query. With `partial`, the last word is still being typed and also matches its
         completions; `hit_terms=False` skips each hit's matched terms (about 10% faster);
-        `allowed`: only these paper ids may match (filters)."""
-        as_typed = text
-        text = " ".join(text.split())
+        `allowed`: only these paper ids may match (filters); `budget`: its time and cancel event
+        (none: no time limit; the bounds on expansions always hold)."""
+        budget = budget or Budget(None)
+        as_typed = shortened(text, budget)
+        partial = partial and as_typed == text  # a cut query's last word is not being typed
+        text = " ".join(as_typed.split())
         if not WORD.search(text):
-            return SearchResult(text, (), 0)
+            return _with_hints(SearchResult(text, (), 0), budget)
+        searched = text
+        words = text.split()
+        if len(words) > MAX_QUERY_WORDS:
+            searched = as_typed = " ".join(words[:MAX_QUERY_WORDS])
+            partial = False
+            budget.hint(f"a long query: searched its first {MAX_QUERY_WORDS} words")
         typing = word_being_typed(as_typed) if partial else None
-        settled = text if typing is None else text[: -len(typing)]
         with self._lock:
-            docs = None if allowed is None else self._docnums(allowed)
-            # A word the index has never seen is most likely a typo: try the corrected query first.
-            corrected = self._speller.correct(settled)
+            attempts: list[SearchResult] = []  # the finished ones, in case the budget runs out
+            try:
+                budget.check()
+                result = self._run(text, searched, typing, limit, hit_terms, allowed, budget, attempts)
+            except SearchStopped as stopped:
+                budget.hint(stopped.hint)
+                result = attempts[-1] if attempts else SearchResult(text, (), 0)
+            common = _only_common_words(searched)
+            if result.total == 0 and common and (not partial or as_typed[-1:].isspace()):  # not "a" of "at…"
+                budget.hint("{items}: too common or too short to search", ", ".join(common))
+            return _with_hints(result, budget)
+
+    def _run(
+        self,
+        text: str,
+        searched: str,
+        typing: str | None,
+        limit: int,
+        hit_terms: bool,
+        allowed: Set[str] | None,
+        budget: Budget,
+        attempts: list[SearchResult],
+    ) -> SearchResult:
+        settled = searched if typing is None else searched[: -len(typing)]
+        docs = None if allowed is None else self._docnums(allowed)
+        # A word the index has never seen is most likely a typo: try the corrected query first.
+        corrected = self._speller.correct(settled, budget)
+        if corrected:
+            attempts.append(self._attempt(text, corrected, typing, limit, hit_terms, docs, budget, corrected=True))
+            if attempts[-1].total:
+                return attempts[-1]
+        attempts.append(self._attempt(text, settled, typing, limit, hit_terms, docs, budget))
+        result = attempts[-1]
+        if result.total == 0:
+            corrected = self._speller.correct(searched, budget)  # the word being typed too, now nothing matches
             if corrected:
-                result = self._attempt(text, corrected, typing, limit, hit_terms, docs, corrected=True)
-                if result.total:
-                    return result
-            result = self._attempt(text, settled, typing, limit, hit_terms, docs)
-            if result.total == 0:
-                corrected = self._speller.correct(text)  # the word being typed too, now that nothing matches
-                retried = (
-                    self._attempt(text, corrected, None, limit, hit_terms, docs, corrected=True) if corrected else None
-                )
-                if retried is not None and retried.total:
+                retried = self._attempt(text, corrected, None, limit, hit_terms, docs, budget, corrected=True)
+                if retried.total:
                     return retried
-            return result
+        return result
 
     def _attempt(
         self,
@@ -83,19 +131,20 @@ class QueryRunner:
         limit: int,
         hit_terms: bool,
         docs: set[int] | None,
+        budget: Budget,
         corrected: bool = False,
     ) -> SearchResult:
         """Search base, plus the unfinished word `typing` matching its common completions; only
         papers in `docs` (docnums) may match, when given."""
-        query, notice = self._parser.parse(base + self._speller.completed(typing) if typing else base)
-        hits, total, terms = self._execute(query, limit, hit_terms, docs)
+        query, notice = self._parser.parse(base + self._speller.completed(typing) if typing else base, budget)
+        hits, total, terms = self._execute(query, limit, hit_terms, docs, budget)
         shown = (base + typing if typing else base) if corrected else None
         return SearchResult(text, hits, total, shown, notice, terms)
 
     # -- running ------------------------------------------------------------------------------
 
     def _execute(
-        self, query: wq.Query, limit: int, hit_terms: bool, allowed: set[int] | None
+        self, query: wq.Query, limit: int, hit_terms: bool, allowed: set[int] | None, budget: Budget
     ) -> tuple[tuple[Hit, ...], int, tuple[str, ...]]:
         if query is wq.NullQuery:
             return (), 0, ()
@@ -103,21 +152,20 @@ class QueryRunner:
         ids = self._id_column
         if TermScorer.handles(query):
             # Words, prefixes, fuzzy terms, fields and booleans: ranked from cached per-term scores.
-            ranked = self._scorer.rank(query)
+            ranked = self._scorer.rank(query, budget.check)
             if allowed is not None:
                 ranked.scores = {doc: score for doc, score in ranked.scores.items() if doc in allowed}
-            hits = tuple(
-                Hit(_decode(ids[doc]), score, _matched(ranked.leaves, doc) if hit_terms else ())
-                for doc, score in self._scorer.top(ranked, max(1, limit))
-            )
-            return hits, len(ranked.scores), terms
+            ranked_hits: list[Hit] = []
+            for count, (doc, score) in enumerate(self._scorer.top(ranked, max(1, limit))):
+                if count % CHECK_EVERY == 0:
+                    budget.check()
+                ranked_hits.append(Hit(_decode(ids[doc]), score, _matched(ranked.leaves, doc) if hit_terms else ()))
+            return tuple(ranked_hits), len(ranked.scores), terms
         # Anything else (sloppy phrases, ...): Whoosh. limit=None, because its top-N collector skips
         # good papers in later segments, and with every match collected the count is exact too.
-        results = [
-            hit
-            for hit in self._searcher.search(query, limit=None, terms=hit_terms)
-            if allowed is None or hit.docnum in allowed
-        ]
+        collector = _BudgetCollector(self._searcher.collector(limit=None, terms=hit_terms), budget)
+        self._searcher.search_with_collector(query, collector)
+        results = [hit for hit in collector.results() if allowed is None or hit.docnum in allowed]
         hits = tuple(
             Hit(
                 _decode(ids[hit.docnum]),
@@ -128,14 +176,18 @@ class QueryRunner:
         )
         return hits, len(results), terms
 
-    def similar(self, paper_id: str, text: str, limit: int, allowed: Set[str] | None = None) -> list[Hit]:
+    def similar(
+        self, paper_id: str, text: str, limit: int, allowed: Set[str] | None = None, budget: Budget | None = None
+    ) -> list[Hit]:
         """More like this: papers sharing the text's most distinctive words, best first (never the
-        paper itself)."""
+        paper itself). SearchStopped when the budget runs out."""
+        budget = budget or Budget(None)
         with self._lock:
+            budget.check()
             query = similar_query(self._searcher.reader(), text)
             if query is None:
                 return []
-            ranked = self._scorer.rank(query)
+            ranked = self._scorer.rank(query, budget.check)
             own = self._docnum_map().get(paper_id)
             keep = None if allowed is None else self._docnums(allowed)
             ranked.scores = {d: s for d, s in ranked.scores.items() if d != own and (keep is None or d in keep)}
@@ -157,6 +209,50 @@ class QueryRunner:
             self._last_ids = paper_ids
             self._last_docnums = {docnum_of[paper_id] for paper_id in paper_ids if paper_id in docnum_of}
         return self._last_docnums
+
+
+class _BudgetCollector(collectors.WrappingCollector):
+    """Collects like its child, checking the search's budget every CHECK_EVERY matches (Whoosh's
+    TimeLimitCollector needs a timer thread and SIGALRM, which only the main thread may use)."""
+
+    def __init__(self, child: collectors.Collector, budget: Budget) -> None:
+        super().__init__(child)
+        self._budget = budget
+
+    def collect_matches(self) -> None:
+        check = self._budget.check
+        collect = self.child.collect
+        check()
+        for count, sub_docnum in enumerate(self.child.matches(), 1):
+            if count % CHECK_EVERY == 0:
+                check()
+            collect(sub_docnum)
+
+
+def _only_common_words(text: str) -> list[str]:
+    """The words of a query of plain words only, when the analyzer drops every one of them (stop
+    words, single letters); else none."""
+    if _SYNTAX.search(text):
+        return []
+    words = WORD.findall(text)
+    if any(word.upper() in OPERATORS or stems(word) for word in words):
+        return []
+    return words
+
+
+def _with_hints(result: SearchResult, budget: Budget) -> SearchResult:
+    """The result with the budget's hints after its own notice."""
+    hints = budget.hints
+    if not hints:
+        return result
+    notices = [*([result.notice] if result.notice else []), *(hint for hint in hints if hint != result.notice)]
+    return replace(result, notice="; ".join(notices))
+
+
+def _empty_index():
+    from whoosh.filedb.filestore import RamStorage
+
+    return RamStorage().create_index(build_schema())
 
 
 def _matched(leaves, doc: int) -> tuple[str, ...]:

@@ -11,11 +11,14 @@ same; tests compare the two. Anything else (phrases, wildcards) is left to Whoos
 from __future__ import annotations
 
 from collections import Counter, OrderedDict
+from collections.abc import Callable
 from heapq import nlargest
 from math import log
 
 from whoosh import query as wq
 from whoosh.codec.whoosh3 import W3LeafMatcher
+
+from search.query.budget import CHECK_EVERY
 
 B = 0.75
 K1 = 1.2
@@ -41,6 +44,7 @@ class TermScorer:
         self._doc_count = reader.doc_count_all() or 1
         self._lengths: dict[tuple[int, str], list[int]] = {}
         self._cache: OrderedDict[tuple[str, str], dict[int, float]] = OrderedDict()
+        self._check: Callable[[], None] = _unlimited
 
     @staticmethod
     def handles(query: wq.Query) -> bool:
@@ -55,9 +59,15 @@ class TermScorer:
             return TermScorer.handles(query.a) and TermScorer.handles(query.b)
         return False
 
-    def rank(self, query: wq.Query) -> Ranked:
+    def rank(self, query: wq.Query, check: Callable[[], None] | None = None) -> Ranked:
+        """The query's scores; `check` is called between steps (a term, a segment's postings, a
+        batch of phrase candidates) and may raise to stop (a search's budget)."""
         leaves: list[tuple[str, str, dict[int, float]]] = []
-        scores, _ = self._evaluate(query, leaves)
+        self._check = check or _unlimited
+        try:
+            scores, _ = self._evaluate(query, leaves)
+        finally:
+            self._check = _unlimited
         return Ranked(scores, leaves)
 
     def top(self, ranked: Ranked, limit: int) -> list[tuple[int, float]]:
@@ -71,6 +81,7 @@ class TermScorer:
         if node is wq.NullQuery:
             return {}, None
         if type(node) is wq.Term:
+            self._check()
             scores = self.term_scores(node.fieldname, node.text)
             leaves.append((node.fieldname, node.text, scores))
             if node.boost != 1.0:
@@ -125,7 +136,7 @@ class TermScorer:
             local = sorted(doc - offset for doc in candidates if offset <= doc < offset + segment.doc_count_all())
             if not local:
                 continue
-            positions = [_positions(segment.postings(field, word), local) for word in words]
+            positions = [_positions(segment.postings(field, word), local, self._check) for word in words]
             for doc in local:
                 rest = [set(word_positions[doc]) for word_positions in positions[1:]]
                 if any(all(start + i in later for i, later in enumerate(rest, 1)) for start in positions[0][doc]):
@@ -162,6 +173,7 @@ class TermScorer:
         for number, (segment, offset) in enumerate(self._segments):
             if (field, text) not in segment:
                 continue
+            self._check()
             lengths = self._segment_lengths(number, segment, field)
             for doc, weight in _postings(segment.postings(field, text)):
                 scores[offset + doc] = idf * (weight * (K1 + 1)) / (weight + base + norm * lengths[doc])
@@ -175,6 +187,10 @@ class TermScorer:
             lengths = [length_of(doc, field, 1) or 1 for doc in range(segment.doc_count_all())]
             self._lengths[key] = lengths
         return lengths
+
+
+def _unlimited() -> None:
+    """No budget: never stops."""
 
 
 def _postings(matcher):
@@ -191,10 +207,12 @@ def _postings(matcher):
         matcher.next()
 
 
-def _positions(matcher, docs: list[int]) -> dict[int, list[int]]:
+def _positions(matcher, docs: list[int], check: Callable[[], None]) -> dict[int, list[int]]:
     """Each doc's positions of the term, for the given sorted docs (all of which contain it)."""
     positions = {}
-    for doc in docs:
+    for count, doc in enumerate(docs):
+        if count % CHECK_EVERY == 0:
+            check()
         matcher.skip_to(doc)
         positions[doc] = matcher.value_as("positions")
     return positions

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections.abc import Iterator
 from heapq import nlargest
 
+from whoosh.automata.fsa import find_all_matches
+from whoosh.automata.lev import levenshtein_automaton
 from whoosh.spelling import ListCorrector
 
 from search.index.analysis import stems
+from search.query.budget import MAX_CORRECTIONS, MAX_FUZZY_DISTANCE, MAX_FUZZY_LENGTH, Budget
 from search.query.parse import OPERATORS, SEARCH_FIELDS
 
 COMPLETIONS = 4
@@ -29,19 +33,24 @@ class Speller:
         self._reader = reader
         self._words = words
         self._counts = counts
-        self.corrector = ListCorrector(words)
+        self.corrector = VocabularyCorrector(words)
         """Fuzzy look-ups over the vocabulary (the parser bounds fuzzy terms with it too)."""
 
-    def correct(self, text: str) -> str | None:
-        """Replace words the index has never seen with their closest spelling, if any."""
+    def correct(self, text: str, budget: Budget | None = None) -> str | None:
+        """Replace words the index has never seen with their closest spelling, if any (the first
+        MAX_CORRECTIONS of them: each walks the vocabulary)."""
         reader = self._reader
         changed = False
+        tried = 0
 
         def fix(match: re.Match[str]) -> str:
-            nonlocal changed
+            nonlocal changed, tried
             word = match.group()
-            if not _correctable(word) or _known(reader, word):
+            if not _correctable(word) or _known(reader, word) or tried >= MAX_CORRECTIONS:
                 return word
+            tried += 1
+            if budget is not None:
+                budget.check()
             # One edit for short words: `textbf` must not turn into `text`, `wasserstien` may be fixed.
             maxdist = 2 if len(word) >= 8 else 1
             best = self._closest(reader, word.lower(), maxdist)
@@ -82,6 +91,31 @@ class Speller:
         return None
 
 
+class VocabularyCorrector(ListCorrector):
+    """Whoosh's ListCorrector over a sorted word list, without its Skipper's bugs: it indexes past
+    the end of the list (an IndexError for an empty vocabulary, or once it has been called more
+    often than the list is long) and skips the list's first word; and never beyond
+    MAX_FUZZY_DISTANCE (the automaton grows exponentially with the distance)."""
+
+    def _suggestions(self, text: str, maxdist: int, prefix: int) -> Iterator[tuple[int, str]]:
+        words = self.wordlist
+        if not words or not text:
+            return
+
+        def next_word(candidate: str) -> str | None:
+            """The first word at or after candidate, in the list's order."""
+            at = bisect_left(words, candidate)
+            return words[at] if at < len(words) else None
+
+        seen = set()
+        for distance in range(1, min(maxdist, MAX_FUZZY_DISTANCE) + 1):
+            automaton = levenshtein_automaton(text, distance, prefix).to_dfa()
+            for suggestion in find_all_matches(automaton, next_word):
+                if suggestion not in seen:
+                    seen.add(suggestion)
+                    yield -distance, suggestion
+
+
 def word_being_typed(text: str) -> str | None:
     """The plain word at the end of text, when the user has not yet typed a space after it."""
     match = re.search(r"(?:^|[\s(])([^\W\d_]{2,})$", text)
@@ -91,7 +125,7 @@ def word_being_typed(text: str) -> str | None:
 
 
 def _correctable(word: str) -> bool:
-    return len(word) >= 3 and word.upper() not in OPERATORS and word.isalpha()
+    return 3 <= len(word) <= MAX_FUZZY_LENGTH and word.upper() not in OPERATORS and word.isalpha()
 
 
 def _known(reader, word: str) -> bool:

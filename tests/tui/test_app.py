@@ -334,10 +334,10 @@ async def test_fast_typing_runs_one_search_at_a_time_and_shows_the_last_query(ma
     calls = []
     original = seed_engine.search
 
-    def counting(text, limit=50, partial=False, hit_terms=True, marks=None):
+    def counting(text, limit=50, partial=False, hit_terms=True, marks=None, **kwargs):
         calls.append(text)
         time.sleep(0.03)  # as slow as a search over a large corpus
-        return original(text, limit, partial, hit_terms, marks)
+        return original(text, limit, partial, hit_terms, marks, **kwargs)
 
     monkeypatch.setattr(seed_engine, "search", counting)
     app = make_app()

@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.screen import Screen
 
-from search import SearchEngine, split_facets, toggle
+from search import SearchEngine, quoted, split_facets, toggle, without_facet
 from tui.screens.choosers import Chooser, NameDialog, SavedSearches
 from tui.store_access import StoreAccess
 from tui.widgets.search_box import SearchBox
@@ -65,7 +65,7 @@ class DiscoveryActions(Screen[None]):
         if paper_id is None:
             self.notify("Select a paper first", severity="warning")
             return
-        self._set_query(f"related:{paper_id}")
+        self._set_query(f"related:{quoted(paper_id)}")  # ids may hold spaces, quotes, parentheses
         self.action_focus_results()
 
     def action_pick_list(self) -> None:
@@ -76,9 +76,8 @@ class DiscoveryActions(Screen[None]):
         def chosen(name: str | None) -> None:
             if name is None:
                 return
-            query = self.query_one(SearchBox).value
-            words = [word for word in query.split() if not word.lower().startswith("list:")]
-            self._set_query(" ".join([*words, f"list:{name}"] if name else words))
+            rest = without_facet(self.query_one(SearchBox).value, "list")
+            self._set_query(f"{rest} list:{quoted(name)}" if name else rest)
 
         self.app.push_screen(Chooser("Search which list?", choices), chosen)
 
