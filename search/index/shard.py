@@ -6,13 +6,15 @@ import hashlib
 import json
 import os
 import re
+import secrets
 import shutil
 import tempfile
 import threading
 import time
+import zlib
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from whoosh import index as whoosh_index
@@ -28,6 +30,9 @@ from search.version import __version__
 
 Progress = Callable[[int, int], None]
 """Called as on_progress(done, total) while building."""
+Stamps = dict[str, tuple[int, int, int]]
+"""file name -> (inode, size, modification time in ns): cheap to compare, to notice a file of an open
+index written, replaced or deleted."""
 
 
 class Descriptions(Sequence[Description]):
@@ -51,6 +56,10 @@ class IndexLocation:
     root: Path
     set_key: str
     content_key: str
+    replace: bool = field(default=False, compare=False)
+    """A build for this location replaces the index already there (`index --rebuild`). Otherwise a
+    sound index already there is kept: another process finished the same build first. It travels
+    with the location to child builds (children.py)."""
 
     @property
     def path(self) -> Path:
@@ -74,7 +83,7 @@ def locate(root: Path, source: str, papers: Sequence[Paper]) -> IndexLocation:
 
     Each corpus file has its own index (a shard), so adding or changing one list re-indexes only it."""
     set_hash = _source_key(source)
-    content = hashlib.sha256(f"{SCHEMA_VERSION}\0{__version__}".encode())
+    content = hashlib.sha256(f"{SCHEMA_VERSION}\0{__version__}\0{MANIFEST_FORMAT}".encode())
     for paper in papers:
         for value in (
             paper.id,
@@ -103,32 +112,105 @@ class OpenIndex:
     """Sorted vocabulary of the plain texts, for spelling correction and completing typed words."""
     counts: list[int]
     """In how many papers each word of `words` occurs."""
+    manifest: str = ""
+    """The text of the build's manifest (which build of the location is open); "" in memory."""
+    stamps: Stamps = field(default_factory=dict)
+    """Each of its files' inode, size and modification time when it was checked or written."""
 
 
 ROWS_FILE = "rows.json"
 WORDS_FILE = "words.txt"
 MANIFEST_FILE = "manifest.json"
-"""Every file of a finished build with its size: a file deleted or cut short means a rebuild."""
+"""Every file of a finished build with its size and CRC-32: a file deleted, cut short or changed
+(one byte is enough, whatever its size) makes the shard damaged, and it is rebuilt."""
+MANIFEST_FORMAT = 2
+"""2: sizes and checksums; 1 had sizes only. Part of each shard's location, so a shard built before
+checksums is rebuilt as out of date rather than reported as damaged."""
+_CHUNK = 1 << 18
 _WORD = re.compile(r"[^\W\d_]{3,}")
 
 
 def open_existing(location: IndexLocation) -> OpenIndex | None:
-    """The index if a complete one exists for exactly this content, else None."""
-    if not location.path.is_dir():
-        return None
+    """The index if a complete, undamaged one exists for exactly this content, else None."""
+    return open_checked(location)[0]
+
+
+def open_checked(location: IndexLocation) -> tuple[OpenIndex | None, bool]:
+    """The index if a complete, undamaged one exists for exactly this content, and whether a damaged
+    one is there instead: a file missing, cut short or changed (its checksum is not the manifest's),
+    or anything Whoosh or the side files cannot read. Checking reads every file once: 30 to 50 ms
+    for the 208 files (43 MB) of the 10,750 real papers' 17 shards."""
+    if not os.path.lexists(location.path):
+        return None, False
     try:
-        if not _complete(location.path):
-            return None
+        checked = verified(location)
+        if checked is None:
+            return None, True
         ix = whoosh_index.open_dir(str(location.path))
         with ix.searcher() as searcher:
             searcher.doc_count()
         rows = json.loads((location.path / ROWS_FILE).read_text(encoding="utf-8"))
         fields = (location.path / WORDS_FILE).read_text(encoding="utf-8").split()  # word, count, word, ...
         if len(fields) % 2:
-            return None
-        return OpenIndex(ix, {key: tuple(row) for key, row in rows.items()}, fields[0::2], list(map(int, fields[1::2])))
+            return None, True
+        rows = {key: tuple(row) for key, row in rows.items()}
+        return OpenIndex(ix, rows, fields[0::2], list(map(int, fields[1::2])), *checked), False
     except Exception:  # noqa: BLE001 - a damaged index is rebuilt, never trusted
+        return None, True
+
+
+def verified(location: IndexLocation) -> tuple[str, Stamps] | None:
+    """The manifest's text and every file's stamp when each file it lists is there with its size and
+    checksum, else None. Each stamp is taken before its file is read, so a write during the check
+    shows at the next comparison."""
+    folder = location.path
+    try:
+        with open(folder / MANIFEST_FILE, "rb") as file:
+            stamps = {MANIFEST_FILE: _stamp(os.fstat(file.fileno()))}
+            text = file.read().decode("utf-8")
+        manifest = json.loads(text)
+        files = manifest["files"]
+        if manifest.get("format") != MANIFEST_FORMAT or not isinstance(files, dict) or not files:
+            return None
+        buffer = bytearray(_CHUNK)
+        for name, (size, checksum) in files.items():
+            if "/" in name or name.startswith("."):
+                return None
+            with open(folder / name, "rb", buffering=0) as file:
+                status = os.fstat(file.fileno())
+                if status.st_size != size or _crc32(file, buffer) != checksum:
+                    return None
+            stamps[name] = _stamp(status)
+        return text, stamps
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None
+
+
+def stamps_differ(location: IndexLocation, stamps: Stamps) -> bool:
+    """Whether any of the files was written, replaced or deleted since it was stamped (a stat each)."""
+    folder = str(location.path)
+    for name, stamp in stamps.items():
+        try:
+            status = os.stat(f"{folder}/{name}")
+        except OSError:
+            return True
+        if (status.st_ino, status.st_size, status.st_mtime_ns) != stamp:
+            return True
+    return False
+
+
+def _stamp(status: os.stat_result) -> tuple[int, int, int]:
+    return status.st_ino, status.st_size, status.st_mtime_ns
+
+
+def _crc32(file, buffer: bytearray | None = None) -> int:
+    """The CRC-32 of the rest of an unbuffered file, read into `buffer` (reused: no copies)."""
+    buffer = buffer or bytearray(_CHUNK)
+    view = memoryview(buffer)
+    checksum = 0
+    while count := file.readinto(buffer):
+        checksum = zlib.crc32(view[:count], checksum)
+    return checksum
 
 
 def build(
@@ -156,40 +238,49 @@ def build(
         shutil.rmtree(temporary, ignore_errors=True)
         raise
     _remove_stale(location)
-    return _opened(whoosh_index.open_dir(str(location.path)), rows, vocabulary)
+    manifest = (location.path / MANIFEST_FILE).read_text(encoding="utf-8")
+    stamps: Stamps = {}
+    for name in [MANIFEST_FILE, *json.loads(manifest)["files"]]:
+        stamps[name] = _stamp(os.stat(location.path / name))
+    return _opened(whoosh_index.open_dir(str(location.path)), rows, vocabulary, manifest, stamps)
 
 
 def _write_manifest(folder: Path) -> None:
-    sizes = {
-        entry.name: entry.stat().st_size
-        for entry in folder.iterdir()
-        if entry.is_file() and not entry.name.endswith("LOCK")
-    }
-    (folder / MANIFEST_FILE).write_text(json.dumps(sizes, sort_keys=True), encoding="utf-8")
-
-
-def _complete(folder: Path) -> bool:
-    """Every file the build wrote is still there, at its full size (cheap: one stat per file)."""
-    try:
-        sizes = json.loads((folder / MANIFEST_FILE).read_text(encoding="utf-8"))
-        return isinstance(sizes, dict) and all((folder / name).stat().st_size == size for name, size in sizes.items())
-    except (OSError, ValueError, TypeError):
-        return False
+    files = {}
+    for entry in sorted(folder.iterdir()):
+        if entry.is_file() and not entry.name.endswith("LOCK"):
+            with open(entry, "rb", buffering=0) as file:
+                files[entry.name] = [os.fstat(file.fileno()).st_size, _crc32(file)]
+    manifest = {"format": MANIFEST_FORMAT, "files": files}
+    (folder / MANIFEST_FILE).write_text(json.dumps(manifest, sort_keys=True), encoding="utf-8")
 
 
 def _swap_in(temporary: Path, location: IndexLocation) -> None:
-    """Rename the finished build into place; a damaged index already there is moved aside first."""
+    """Rename the finished build into place. An index already there is kept when it is sound and this
+    build does not replace it (another process finished the same build first); otherwise it is
+    renamed aside and removed. Processes reading it keep their open files (POSIX); between the two
+    renames the location is empty for a moment, and a process opening it then builds its own."""
+    asides = []
     try:
-        os.rename(temporary, location.path)
-        return
-    except OSError:
-        if open_existing(location) is not None:  # another process finished the same build first
-            shutil.rmtree(temporary, ignore_errors=True)
-            return
-    damaged = location.root / f".{location.path.name}.damaged-{os.getpid()}"
-    os.rename(location.path, damaged)
-    os.rename(temporary, location.path)
-    shutil.rmtree(damaged, ignore_errors=True)
+        for attempt in range(5):
+            try:
+                os.rename(temporary, location.path)
+                return
+            except OSError:
+                if attempt == 4:
+                    raise
+            if not location.replace and open_existing(location) is not None:
+                shutil.rmtree(temporary, ignore_errors=True)
+                return
+            aside = location.root / f".{location.path.name}.replaced-{os.getpid()}-{secrets.token_hex(4)}"
+            try:
+                os.rename(location.path, aside)
+            except FileNotFoundError:
+                continue  # another process moved it aside first
+            asides.append(aside)
+    finally:
+        for aside in asides:
+            shutil.rmtree(aside, ignore_errors=True)
 
 
 def build_in_memory(descriptions: Descriptions, on_progress: Progress | None = None, cancel=None) -> OpenIndex:
@@ -199,9 +290,15 @@ def build_in_memory(descriptions: Descriptions, on_progress: Progress | None = N
     return _opened(ix, rows, vocabulary)
 
 
-def _opened(ix, rows: dict[str, tuple[str | None, str, bool]], vocabulary: Counter[str]) -> OpenIndex:
+def _opened(
+    ix,
+    rows: dict[str, tuple[str | None, str, bool]],
+    vocabulary: Counter[str],
+    manifest: str = "",
+    stamps: Stamps | None = None,
+) -> OpenIndex:
     words = sorted(vocabulary)
-    return OpenIndex(ix, rows, words, [vocabulary[word] for word in words])
+    return OpenIndex(ix, rows, words, [vocabulary[word] for word in words], manifest, stamps or {})
 
 
 def _fill(ix, descriptions: Descriptions, on_progress: Progress | None, cancel, procs: int = 1):

@@ -75,11 +75,11 @@ def search_papers(args: argparse.Namespace) -> int:
         store = UserStore()
         marks = Marks(frozenset(store.bookmarked_ids()), frozenset(store.opened_ids()))
     result = engine.search(query, limit=limit, marks=marks)
+    if result.notice:  # on stderr, so JSON on stdout stays clean
+        print(f"note: {result.notice}", file=sys.stderr)
     if args.json:
         print_json(search_json(engine, result))
         return 0
-    if result.notice:
-        print(f"note: {result.notice}", file=sys.stderr)
     if result.corrected:
         print(f"no matches for {result.query!r}; showing results for {result.corrected!r}", file=sys.stderr)
     print(f"{result.total} matches" + (f" (showing {len(result.hits)})" if result.total > len(result.hits) else ""))
@@ -108,6 +108,9 @@ def related_papers(args: argparse.Namespace) -> int:
     if limit < 1:
         raise CliError("--limit must be at least 1")
     hits = engine.related(paper_id, limit)
+    index_notice = engine.take_index_notice()
+    if index_notice:
+        print(f"iclr-reader: {index_notice}", file=sys.stderr)
     if args.json:
         print_json(related_json(engine, paper_id, hits))
         return 0
@@ -139,7 +142,7 @@ def render_markup(args: argparse.Namespace) -> int:
 
 def build_index(args: argparse.Namespace) -> int:
     engine = load_engine(args)
-    status = ensure_index(engine, rebuild=args.rebuild)
-    state = "built" if status.built else "up to date"
+    status = ensure_index(engine, rebuild=args.rebuild)  # every file is checked against its checksum
+    state = "damaged: rebuilt" if status.damaged else "built" if status.built else "up to date"
     print(f"{len(engine.papers)} papers, index {state}: {status.path or 'in memory'}")
     return 0
