@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from rich.style import Style
 from rich.text import Text
 
-from search import Description, Link, Rendered, term_ranges
+from search import Description, Link, Paper, Rendered, term_ranges
 
 SPAN_STYLES = {
     "bold": Style(bold=True),
@@ -44,16 +44,26 @@ def abstract_text(description: Description, terms: Iterable[str] = ()) -> Text:
     text = styled(rendered)
     for start, end in term_ranges(rendered.text, terms):
         text.stylize(HIGHLIGHT, start, end)
-    # Insert link numbers from the end so earlier offsets stay valid.
-    link_spans = sorted((s for s in rendered.spans if s.style == "link"), key=lambda s: -s.end)
-    for span in link_spans:
-        if span.link is None:
-            continue
-        number = link_number(description.links, rendered.links[span.link].url)
-        if number:
-            marker = Text(f"[{number}]", style=LINK_NUMBER)
-            text = Text.assemble(text[: span.end], marker, text[span.end :])
-    return text
+    # [n] after each link: the text is cut once at every link's end (one cut per link would copy
+    # the whole text per link, quadratic in the number of links), markers in between.
+    numbers: dict[str, int] = {}
+    for number, link in enumerate(description.links, 1):
+        numbers.setdefault(link.url, number)
+    markers: list[tuple[int, int, int]] = []  # (where, -order, number): at one place, the later link first
+    for order, span in enumerate(rendered.spans):
+        if span.style == "link" and span.link is not None:
+            number = numbers.get(rendered.links[span.link].url, 0)
+            if number:
+                markers.append((span.end, -order, number))
+    if not markers:
+        return text
+    markers.sort()
+    pieces = text.divide(end for end, _, _ in markers)
+    parts = [pieces[0]]
+    for piece, (_, _, number) in zip(pieces[1:], markers, strict=True):
+        parts.append(Text(f"[{number}]", style=LINK_NUMBER))
+        parts.append(piece)
+    return Text.assemble(*parts)
 
 
 def headline_text(name: str | None, headline: str, terms: Iterable[str] = ()) -> Text:
@@ -68,10 +78,13 @@ def headline_text(name: str | None, headline: str, terms: Iterable[str] = ()) ->
 
 def metadata_lines(description: Description) -> list[tuple[str, str]]:
     """(label, value) pairs for whatever metadata the corpus has."""
-    paper = description.paper
+    return _metadata(description.paper, description.name)
+
+
+def _metadata(paper: Paper, name: str | None) -> list[tuple[str, str]]:
     rows = [
         ("Title", paper.title),
-        ("Name", description.name),
+        ("Name", name),
         ("Venue", paper.venue),
         ("Status", paper.status),
         ("Track", paper.track),
@@ -83,34 +96,69 @@ def metadata_lines(description: Description) -> list[tuple[str, str]]:
     return [(label, value) for label, value in rows if value]
 
 
-def links_text(links: tuple[Link, ...]) -> Text:
+def links_text(links: tuple[Link, ...], limit: int | None = None) -> Text:
+    """The numbered link list; with `limit` (see paper_text), at most `limit // 500` links, each
+    label and address cut at `limit // 20` characters, and how many more links there are."""
+    most = None if limit is None else limit // 500
+    width = None if limit is None else limit // 20
     text = Text()
-    for number, link in enumerate(links, 1):
+    for number, link in enumerate(links[:most], 1):
         text.append(f"[{number}] ", style=LINK_NUMBER)
-        text.append(link.label)
+        text.append(_clip(link.label, width))
         if link.label != link.url:
             text.append("  ")
-            text.append(link.url, style="dim")
+            text.append(_clip(link.url, width), style="dim")
         text.append("\n")
+    if most is not None and len(links) > most:
+        text.append(f"… and {len(links) - most:,} more links", style="dim")
     text.rstrip()
     return text
 
 
-def paper_text(description: Description, terms: Iterable[str] = ()) -> Text:
-    """Everything the reader and `iclr-reader show` display for one paper."""
+def paper_text(description: Description, terms: Iterable[str] = (), limit: int | None = None) -> Text:
+    """Everything the reader and `iclr-reader show` display for one paper.
+
+    With `limit` (the reader's: Textual lays the whole text out on the interface's thread, in time
+    proportional to its length), at most `limit` characters of the abstract, `limit // 10` of each
+    metadata line and `limit // 500` links are shown, saying what is left out; the whole is then
+    at most about 4 * limit characters."""
+    out = _heading(description.paper, description.name, None if limit is None else limit // 10)
+    abstract = abstract_text(description, terms)
+    if limit is not None and len(abstract) > limit:
+        cut = abstract.plain.rfind(" ", limit - 100, limit)
+        cut = cut if cut > 0 else limit
+        left = len(abstract) - cut
+        abstract = abstract[:cut]
+        abstract.append(f" … ({left:,} more characters: iclr-reader show prints them all)", style="dim")
+    out.append(abstract)
+    out.append("\n\nLinks\n", style="bold")
+    out.append(links_text(description.links, limit))
+    return out
+
+
+def converting_text(paper: Paper, limit: int | None = None) -> Text:
+    """What the reader shows while a long abstract is converted: the paper's metadata and a note."""
+    out = _heading(paper, None, None if limit is None else limit // 10)
+    out.append(f"Converting the abstract ({len(paper.abstract):,} characters)…", style="dim italic")
+    return out
+
+
+def _heading(paper: Paper, name: str | None, limit: int | None) -> Text:
+    """The title (or the method name) and the metadata lines (each cut at `limit`), then a blank line."""
     out = Text()
-    heading = description.paper.title or description.name
+    heading = paper.title or name
     if heading:
-        out.append(Text(heading, style="bold"))
+        out.append(Text(_clip(heading, limit), style="bold"))
         out.append("\n")
-    for label, value in metadata_lines(description):
-        if label == "Title" or (label == "Name" and heading == description.name):
+    for label, value in _metadata(paper, name):
+        if label == "Title" or (label == "Name" and heading == name):
             continue
         out.append(f"{label}: ", style="dim")
-        out.append(Text(value, style=NAME_STYLE if label == "Name" else ""))
+        out.append(Text(_clip(value, limit), style=NAME_STYLE if label == "Name" else ""))
         out.append("\n")
     out.append("\n")
-    out.append(abstract_text(description, terms))
-    out.append("\n\nLinks\n", style="bold")
-    out.append(links_text(description.links))
     return out
+
+
+def _clip(value: str, limit: int | None) -> str:
+    return value if limit is None or len(value) <= limit else value[: limit - 1] + "…"

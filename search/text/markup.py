@@ -36,6 +36,12 @@ from search.text.prepass import MD_CODE, TEX_SINGLE_QUOTE, balance_braces, escap
 from search.text.sanitize import sanitize
 
 MAX_MARKUP_CHARS = 200_000
+"""Longer abstracts are shown as written (sanitised), without looking for markup at all."""
+MAX_PARSED_CHARS = 10_000
+"""At most this much goes to the LaTeX parser (markup, once plain prose is set aside); with more,
+the abstract is shown as written. pylatexenc costs up to ~50 µs a character (and rereads the rest
+of the text at each \\begin or \\end), so this bounds a conversion to a fraction of a second. The
+real abstracts' longest markup is 664 characters."""
 
 # Characters that can start markup; text without any of them needs no parsing at all.
 _NEEDS_PARSING = re.compile(r"[\\$*_`{}^~\[]")
@@ -47,6 +53,7 @@ _URL = re.compile(
 _MD_LINK = re.compile(r"\[([^\[\]\n]{1,300})\]\(\s*((?:https?://|www\.)[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)\s*\)")
 _HREF = re.compile(r"\\href\s*\{([^{}]*)\}")
 _URL_MACRO = re.compile(r"\\url\s*\{([^{}]*)\}")
+_TRAILING = ".,;:!?'\"*)$"
 _MARKUP_CHARS = "\\{}$%&#^_~[]"
 _PROSE_TOKEN = re.compile(r"\\(?:[A-Za-z@]+\*?|.)|[{}$%&#^_~\[\]]|[^\\{}$%&#^_~\[\]]+", re.DOTALL)
 _RUN_BASE = 0xF0000  # Supplementary Private Use Area-A: removed from input by sanitize()
@@ -72,6 +79,10 @@ def _convert_cached(source: str) -> Rendered:
         return _plain(clean)
 
 
+class TooMuchMarkup(Exception):
+    """More markup than MAX_PARSED_CHARS: the abstract is shown as written."""
+
+
 def _plain(text: str) -> Rendered:
     """Sanitised text with whitespace folded and bare URLs as links: the fallback rendering."""
     text = _fold_whitespace(text).strip()
@@ -94,12 +105,18 @@ def _fold_whitespace(text: str) -> str:
 
 
 def _trim_url(url: str, start: int) -> tuple[str, int]:
-    """Drop trailing punctuation that ends the sentence rather than the URL."""
-    while url and url[-1] in ".,;:!?'\"*)$":
-        if url[-1] == ")" and url.count("(") >= url.count(")"):
-            break
-        url = url[:-1]
-    return url, start + len(url)
+    """Drop trailing punctuation that ends the sentence rather than the URL.
+
+    A `)` stays when the URL opens as many `(` as it closes: counted once, not per character."""
+    opened, closed = url.count("("), url.count(")")
+    end = len(url)
+    while end and url[end - 1] in _TRAILING:
+        if url[end - 1] == ")":
+            if opened >= closed:
+                break
+            closed -= 1
+        end -= 1
+    return url[:end], start + end
 
 
 class _Converter:
@@ -114,6 +131,8 @@ class _Converter:
 
     def run(self) -> Rendered:
         prepared = self._prepare(self.text)
+        if len(prepared) > MAX_PARSED_CHARS:
+            raise TooMuchMarkup
         nodes, _, _ = latexwalker.LatexWalker(
             prepared, latex_context=CONTEXT_DB, tolerant_parsing=True
         ).get_latex_nodes()
@@ -296,7 +315,7 @@ class _Converter:
                 continue
             start, length = length, length + len(text)
             out.append(text)
-            for style in styles:
+            for style in sorted(styles):  # one order in every process (sets follow the hash seed)
                 raw_spans.append((start, length, style, link if style == "link" else None))
         joined = "".join(out)
         stripped = joined.rstrip()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import Counter
 
 from search.models import Rendered
@@ -213,16 +214,21 @@ def _introduced(text: str, occurrences: list[tuple[str, int]]) -> set[str]:
 
     A name followed closely by a parenthesised acronym is that acronym's expansion
     ("In-Distribution Interventions (IDI)"): the acronym is what the paper calls it.
+    Sentence ends and names are found once and looked up by binary search, so the work stays
+    linear however many introductions an abstract has.
     """
     introduced = set()
+    sentence_ends = [m.start() for m in _SENTENCE_END.finditer(text)]
+    # "JEPA-based models" refers to existing work; it does not introduce a name.
+    names = [(start, token) for token, start in occurrences if not _SUFFIX.search(token)]
+    name_starts = [start for start, _ in names]
     for match in _INTRODUCTION.finditer(text):
-        end_of_sentence = _SENTENCE_END.search(text, match.end())
-        limit = end_of_sentence.start() if end_of_sentence else len(text)
-        for token, start in occurrences:
-            # "JEPA-based models" refers to existing work; it does not introduce a name.
-            if match.end() <= start < limit and not _SUFFIX.search(token):
-                introduced.add(_key(_acronym_for(text, token, start) or token))
-                break
+        end = bisect_left(sentence_ends, match.end())
+        limit = sentence_ends[end] if end < len(sentence_ends) else len(text)
+        first = bisect_left(name_starts, match.end())
+        if first < len(names) and names[first][0] < limit:
+            start, token = names[first]
+            introduced.add(_key(_acronym_for(text, token, start) or token))
     starts = {start: token for token, start in occurrences}
     for match in _OUR.finditer(text):
         for start in (match.end(), match.end() - len(match.group()) + 4):

@@ -17,6 +17,8 @@ from tui.render import headline_text
 
 CODE_MARKER = "◆"
 BOOKMARK_MARKER = "★"
+ROW_CHARS = 500
+"""A row shows at most this much of a headline (a title can be any length; a row is one line)."""
 
 
 def row_text(
@@ -33,7 +35,8 @@ def row_text(
     if venue:
         text.append(venue, style=Style(dim=True))
         text.append("  ")
-    text.append_text(headline_text(row.name, row.headline, terms))
+    headline = row.headline if len(row.headline) <= ROW_CHARS else row.headline[: ROW_CHARS - 1] + "…"
+    text.append_text(headline_text(row.name, headline, terms))
     return text
 
 
