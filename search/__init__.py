@@ -33,7 +33,7 @@ from search.models import (
     link_records,
     links_from_records,
 )
-from search.query.facets import Facets, split_facets, toggle
+from search.query.facets import Facets, quoted, split_facets, toggle, without_facet
 from search.query.highlight import term_ranges
 from search.sources import (
     ARXIV_DEFAULT_MAX,
@@ -49,8 +49,19 @@ from search.sources import (
 from search.sources import available as available_lists
 from search.text.describe import Description, bookmark_of, display_label, primary_link
 from search.text.markup import convert
-from search.user.export import FORMATS, bibtex_entry, export, markdown_citation, parse_json_export, write_atomic
-from search.user.store import UserStore
+from search.untrusted import shown
+from search.user.export import (
+    FORMATS,
+    bibtex_entry,
+    bookmark_record,
+    clean_bookmark,
+    export,
+    markdown_citation,
+    parse_json_export,
+    read_bookmark_file,
+    write_atomic,
+)
+from search.user.store import ToggleResult, UserStore
 from search.version import __version__
 
 __all__ = [
@@ -85,13 +96,16 @@ __all__ = [
     "SourceError",
     "Span",
     "StoreError",
+    "ToggleResult",
     "UnknownPaper",
     "UserStore",
     "__version__",
     "available_lists",
     "bibtex_entry",
     "bookmark_of",
+    "bookmark_record",
     "bundled_paths",
+    "clean_bookmark",
     "convert",
     "display_label",
     "downloaded_lists",
@@ -107,9 +121,13 @@ __all__ = [
     "parse_request",
     "paths",
     "primary_link",
+    "quoted",
+    "read_bookmark_file",
+    "shown",
     "split_facets",
     "term_ranges",
     "toggle",
     "update_list",
+    "without_facet",
     "write_atomic",
 ]

@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, TypeVar
 
 from search import paths
 from search.corpus.library import list_name
 from search.corpus.loader import Corpus, load_corpus
 from search.errors import UnknownPaper
-from search.index.lifecycle import IndexStatus, ShardedIndex
+from search.index.lifecycle import DAMAGED_NOTICE, IndexStatus, ShardedIndex
 from search.index.shard import Progress
 from search.models import Hit, Marks, Paper, SearchResult
+from search.query.budget import SEARCH_SECONDS, Budget, SearchStopped, shortened
 from search.query.facets import Facets, facet_tokens, split_facets
 from search.query.filters import Filters
 from search.query.runner import QueryRunner
@@ -35,6 +39,9 @@ class Row:
 
 RELATED_LIMIT = 30
 """How many related papers `related:ID` lists."""
+FILES_CHECK_INTERVAL = 2.0
+"""At most this often (in seconds), a search first checks that the open index's files are as they
+were when checked (a stat each); one written, replaced or deleted meanwhile has the index repaired."""
 
 
 _WORDS = re.compile(r"[^\W_]")
@@ -56,8 +63,12 @@ class SearchEngine:
         self.by_id = {**{alias: kept[target] for alias, target in self.aliases.items()}, **kept}
         """Every id a paper can be found by: its own and its aliases."""
         self._cache_dir = cache_dir
-        self._runner: QueryRunner | None = None
+        self._runner: GuardedRunner | None = None
         self._index: ShardedIndex | None = None
+        self._index_notice: str | None = None
+        self._searched: object = None
+        """The open index (lifecycle.OpenedIndex) the runner searches."""
+        self._files_checked = 0.0
         self._lock = threading.Lock()
         self._stored_rows: dict[str, Row] = {}
         self.describe = lru_cache(maxsize=None)(self._describe)
@@ -135,42 +146,115 @@ class SearchEngine:
             root = (self._cache_dir or paths.cache_dir()) / "index"
             if self._index is None or self._index.root != root:
                 self._index = ShardedIndex(root)
-            before = self._index.opened
-            status = self._index.open(self.papers, lambda paper: self.describe(paper.id), on_progress, cancel, rebuild)
-            opened = self._index.opened
-            if opened is not None and opened is not before:
-                if self._runner is not None:
-                    self._runner.close()
-                self._stored_rows = {key: Row(*row) for key, row in opened.rows.items()}
-                self._runner = QueryRunner(opened.indexes, opened.words, opened.counts)
+            status = self._index.open(self.papers, self._describe_paper, on_progress, cancel, rebuild)
+            try:
+                self._adopt()
+            except Exception as error:
+                # Damaged between checking and opening (another process at work): check again, once.
+                repaired = self._index.repair(self._describe_paper) if _may_be_damage(error) else None
+                if repaired is None:
+                    raise
+                self._adopt()
+                built, damaged = status.built or repaired.built, status.damaged + repaired.damaged
+                status = dataclasses.replace(status, built=built, notice=repaired.notice, damaged=damaged)
             return status
+
+    def _describe_paper(self, paper: Paper) -> Description:
+        return self.describe(paper.id)
+
+    def _adopt(self) -> None:
+        """Search the index's open shards, unless they are the ones searched already."""
+        assert self._index is not None
+        opened = self._index.opened
+        if opened is None or (opened is self._searched and self._runner is not None):
+            return
+        runner = GuardedRunner(QueryRunner(opened.indexes, opened.words, opened.counts), self)
+        if self._runner is not None:
+            self._runner.close()
+        self._stored_rows = {key: Row(*row) for key, row in opened.rows.items()}
+        self._runner, self._searched = runner, opened
+        self._files_checked = time.monotonic()
+
+    def _checked(self, runner: GuardedRunner) -> tuple[GuardedRunner, bool]:
+        """The runner to search with: `runner`, or a repaired one if files of the open index changed
+        on disk (checked every FILES_CHECK_INTERVAL; not while the index is being opened); and
+        whether damaged shards were rebuilt."""
+        now = time.monotonic()
+        if now - self._files_checked < FILES_CHECK_INTERVAL or not self._lock.acquire(blocking=False):
+            return runner, False
+        try:
+            self._files_checked = now
+            changed = self._index is not None and self._index.changed_on_disk()
+        finally:
+            self._lock.release()
+        return (self._repaired(runner) or (runner, False)) if changed else (runner, False)
+
+    def _repaired(self, failed: GuardedRunner) -> tuple[GuardedRunner, bool] | None:
+        """After `failed` raised while reading the index, or gave an id the corpus does not know: the
+        runner to try again with (every file checked on disk, damaged shards rebuilt) and whether
+        shards were rebuilt; None when the index on disk is sound and the one open, so the error was
+        not damage."""
+        with self._lock:
+            if self._runner is not failed:  # another thread repaired it already (or the engine was closed)
+                return None if self._runner is None else (self._runner, False)
+            assert self._index is not None
+            status = self._index.repair(self._describe_paper)
+            if status is None:
+                return None
+            self._adopt()
+            if status.damaged:
+                self._index_notice = DAMAGED_NOTICE
+            assert self._runner is not None
+            return self._runner, bool(status.damaged)
+
+    def take_index_notice(self) -> str | None:
+        """What to tell the user, once, about the index since the last call, or None: that it was found
+        damaged while searching, and rebuilt. (The result of the search that found it says so too,
+        in its notice; this is for callers that may not show that result.)"""
+        notice, self._index_notice = self._index_notice, None
+        return notice
+
+    def _known(self, paper_id: str) -> bool:
+        return paper_id in self.by_id
 
     # -- queries ------------------------------------------------------------------------------
 
     def search(
-        self, text: str, limit: int = 50, partial: bool = False, hit_terms: bool = True, marks: Marks | None = None
+        self,
+        text: str,
+        limit: int = 50,
+        partial: bool = False,
+        hit_terms: bool = True,
+        marks: Marks | None = None,
+        cancel: threading.Event | None = None,
+        seconds: float | None = SEARCH_SECONDS,
     ) -> SearchResult:
         """Ranked hits for a query, with its facets (list:, venue:, status:, has:, is:, sort:)
         applied; `partial`: the last word is still being typed; `hit_terms`: fill each hit's
         matched terms (the result's own `terms` are always there, for highlighting); `marks`:
-        the user's bookmarks and read papers, for is: filters."""
+        the user's bookmarks and read papers, for is: filters. The search stops when `cancel` is
+        set or after `seconds` (None: no time limit), with what it had and a hint in the notice;
+        every bound it met on the way (fuzzy distance, expansions, query length) is a hint too."""
         if self._runner is None:
             self.ensure_index()
         assert self._runner is not None
+        budget = Budget(seconds, cancel)
+        text = shortened(text, budget)
         words, facets = split_facets(text)
         text = " ".join(text.split())
         allowed, problems = self._filters.allowed(facets, self._canonical_marks(marks or Marks()))
         if facets.related is not None:
-            return self._related_result(text, facets, limit, allowed, problems)
+            return self._related_result(text, facets, limit, allowed, problems, budget)
         if not _WORDS.search(words):
             if not facets.filters and facets.sort == "relevance":
-                return self._runner.run(text, limit, partial, hit_terms)  # no words, no facets
+                return self._runner.run(text, limit, partial, hit_terms, budget=budget)  # no words, no facets
             papers = [paper for paper in self.papers if allowed is None or paper.id in allowed]
             hits = tuple(Hit(paper.id, 0.0) for paper in self._filters.sort(papers, facets.sort)[:limit])
-            return SearchResult(text, hits, len(papers), notice=_joined(problems))
+            return SearchResult(text, hits, len(papers), notice=_joined([*problems, *budget.hints]))
         wanted = len(self.papers) if facets.sort != "relevance" else limit
-        typing = partial and text.split()[-1] not in facet_tokens(text)  # a facet after the words ends them
-        result = self._runner.run(words, wanted, typing, hit_terms, allowed)
+        tokens = facet_tokens(text)
+        typing = partial and not (tokens and text.endswith(tokens[-1]))  # a facet after the words ends them
+        result = self._runner.run(words, wanted, typing, hit_terms, allowed, budget)
         hits = result.hits
         if facets.sort != "relevance":
             order = {
@@ -182,8 +266,22 @@ class SearchEngine:
         corrected = " ".join([result.corrected, *facet_tokens(text)]) if result.corrected else None
         return SearchResult(text, hits[:limit], result.total, corrected, notice, result.terms)
 
-    def related(self, paper_id: str, limit: int = 10, allowed: frozenset[str] | None = None) -> list[Hit]:
-        """The papers most similar to this one (its title, name and abstract), best first."""
+    def related(
+        self,
+        paper_id: str,
+        limit: int = 10,
+        allowed: frozenset[str] | None = None,
+        cancel: threading.Event | None = None,
+        seconds: float | None = SEARCH_SECONDS,
+    ) -> list[Hit]:
+        """The papers most similar to this one (its title, name and abstract), best first; none
+        when `cancel` is set or it takes more than `seconds`."""
+        try:
+            return self._related(paper_id, limit, allowed, Budget(seconds, cancel))
+        except SearchStopped:
+            return []
+
+    def _related(self, paper_id: str, limit: int, allowed: frozenset[str] | None, budget: Budget) -> list[Hit]:
         if self._runner is None:
             self.ensure_index()
         assert self._runner is not None
@@ -191,14 +289,18 @@ class SearchEngine:
         paper_id = paper.id
         description = self.describe(paper_id)
         text = " ".join([paper.title or "", description.name or "", description.rendered.text, *paper.keywords])
-        return self._runner.similar(paper_id, text, limit, allowed)
+        return self._runner.similar(paper_id, text, limit, allowed, budget)
 
-    def _related_result(self, text: str, facets: Facets, limit: int, allowed, problems: list[str]) -> SearchResult:
+    def _related_result(
+        self, text: str, facets: Facets, limit: int, allowed, problems: list[str], budget: Budget
+    ) -> SearchResult:
         try:
-            hits = self.related(facets.related or "", max(limit, RELATED_LIMIT), allowed)
+            hits = self._related(facets.related or "", max(limit, RELATED_LIMIT), allowed, budget)
         except UnknownPaper as error:
-            return SearchResult(text, (), 0, notice=_joined([*problems, str(error)]))
-        return SearchResult(text, tuple(hits[:limit]), len(hits), notice=_joined(problems))
+            return SearchResult(text, (), 0, notice=_joined([*problems, *budget.hints, str(error)]))
+        except SearchStopped as stopped:
+            return SearchResult(text, (), 0, notice=_joined([*problems, *budget.hints, stopped.hint]))
+        return SearchResult(text, tuple(hits[:limit]), len(hits), notice=_joined([*problems, *budget.hints]))
 
     @property
     def lists(self) -> list[str]:
@@ -236,3 +338,102 @@ class SearchEngine:
         if self._runner is not None:
             self._runner.close()
             self._runner = None
+
+
+def _may_be_damage(error: Exception) -> bool:
+    """Errors of the engine's own (a ReaderError, a search stopped by its budget, a cancelled build)
+    say what the user or the caller did; any other error while reading the index may come from
+    damaged files."""
+    module = type(error).__module__
+    return module != "search" and not module.startswith("search.")
+
+
+_Read = TypeVar("_Read")
+
+
+class GuardedRunner:
+    """The query runner, guarded against a damaged index. On damaged files Whoosh raises all sorts
+    (struct.error, ValueError, KeyError, IndexError, EOFError, zlib.error, UnicodeDecodeError,
+    pickle errors, ...), and a damaged id column gives ids the corpus does not know (or one paper
+    twice): either way the engine checks the index on disk, rebuilds the damaged shards, and the
+    call runs again on them. An error the index on disk does not explain is raised as it was; ids
+    the corpus does not know never leave here."""
+
+    def __init__(self, runner: QueryRunner, engine: SearchEngine) -> None:
+        self.runner = runner
+        self._engine = engine
+
+    def run(self, *args: Any, **kwargs: Any) -> SearchResult:
+        result, rebuilt = self._read(lambda runner, a, k: runner.run(*a, **k), args, kwargs, lambda r: r.hits)
+        hits = _kept(result.hits, self._engine._known)
+        if len(hits) == len(result.hits) and not rebuilt:
+            return result
+        notice = "; ".join(filter(None, [result.notice, DAMAGED_NOTICE if rebuilt else None])) or None
+        return dataclasses.replace(result, hits=hits, total=result.total - len(result.hits) + len(hits), notice=notice)
+
+    def similar(self, *args: Any, **kwargs: Any) -> list[Hit]:
+        hits, _ = self._read(lambda runner, a, k: runner.similar(*a, **k), args, kwargs, lambda hits: hits)
+        return list(_kept(hits, self._engine._known))
+
+    def close(self) -> None:
+        self.runner.close()
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "runner":  # not set yet (a copy): never look it up on itself
+            raise AttributeError(name)
+        return getattr(self.runner, name)
+
+    def _read(
+        self,
+        read: Callable[[QueryRunner, tuple, dict], _Read],
+        args: tuple,
+        kwargs: dict,
+        hits_of: Callable[[_Read], Sequence[Hit]],
+    ) -> tuple[_Read, bool]:
+        """read(runner, args, kwargs), and once more on the repaired index after an error or a wrong
+        id (when the index on disk is sound, an error is raised as it was and wrong ids are left to
+        the caller); and whether damaged shards were rebuilt meanwhile."""
+        guard, rebuilt = self._engine._checked(self)
+        if guard is not self:
+            args, kwargs = _renewed(args, kwargs)
+        try:
+            value = read(guard.runner, args, kwargs)
+        except Exception as error:
+            if not _may_be_damage(error):
+                raise
+            repaired = self._engine._repaired(guard)
+            if repaired is None:
+                raise
+            return read(repaired[0].runner, *_renewed(args, kwargs)), rebuilt or repaired[1]
+        if _sound(hits_of(value), self._engine._known):
+            return value, rebuilt
+        repaired = self._engine._repaired(guard)
+        if repaired is None:
+            return value, rebuilt
+        return read(repaired[0].runner, *_renewed(args, kwargs)), rebuilt or repaired[1]
+
+
+def _renewed(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """A call's arguments with its search budget started afresh: the time a repair took (a rebuild
+    of a shard may take seconds) is not the search's."""
+
+    def renewed(value: Any) -> Any:
+        return Budget(value.seconds, value.cancel) if isinstance(value, Budget) else value
+
+    return tuple(map(renewed, args)), {key: renewed(value) for key, value in kwargs.items()}
+
+
+def _sound(hits: Sequence[Hit], known: Callable[[str], bool]) -> bool:
+    """Every hit is a paper the corpus knows, and none comes twice."""
+    return all(known(hit.paper_id) for hit in hits) and len({hit.paper_id for hit in hits}) == len(hits)
+
+
+def _kept(hits: Sequence[Hit], known: Callable[[str], bool]) -> tuple[Hit, ...]:
+    """The hits without papers the corpus does not know or that came already (from a damaged index)."""
+    if _sound(hits, known):
+        return tuple(hits)
+    kept: dict[str, Hit] = {}
+    for hit in hits:
+        if known(hit.paper_id):
+            kept.setdefault(hit.paper_id, hit)
+    return tuple(kept.values())

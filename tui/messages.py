@@ -37,6 +37,10 @@ class SearchFinished(Message):
 
     query: str
     result: SearchResult
+    index_notice: str | None = None
+    """Said even when the result is outdated: the index was found damaged and rebuilt meanwhile."""
+    cancelled: bool = False
+    """The search was cancelled part-way: its result is never shown, only the index notice."""
 
 
 @dataclass

@@ -14,7 +14,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, ProgressBar, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from search import Bookmark, Marks, SearchEngine, SearchResult, bookmark_of
+from search import Bookmark, Marks, SearchEngine, SearchResult, UserStore, bookmark_of
 from tui import wording
 from tui.messages import IndexFailed, IndexProgress, IndexReady, SearchFinished
 from tui.screens.discovery import DISCOVERY_BINDINGS, DiscoveryActions
@@ -63,10 +63,10 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         self.opened: set[str] = set()
         self._open_after_fill: str | None = None
         self._status_text: str | None = None
+        self._search_worker: Worker | None = None
+        """The worker searching the newest query, while it runs."""
         self._running_query: str | None = None
-        """The query being searched in the worker, if any."""
-        self._wanted_query = ""
-        """The newest query typed: searched as soon as the running search is done."""
+        """The query it searches."""
         self._reader_timer: Timer | None = None
         """Set while the reader waits for typing to pause."""
 
@@ -137,7 +137,7 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
 
     def engine_changed(self, engine: SearchEngine) -> None:
         """Search `engine` from now on: index it (its new list), then show its papers or results."""
-        self.workers.cancel_group(self, "search")
+        self._cancel_search()
         self.workers.cancel_group(self, "index")
         old, self.engine = self.engine, engine
         self.result = None
@@ -157,20 +157,19 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
                 self.post_message(IndexFailed(f"{type(error).__name__}: {error}"))
             else:
                 self.notify(f"{type(error).__name__}: {error}", title="Search failed", severity="error", markup=False)
-        if event.worker.group == "search" and event.state in (
+        if event.worker is self._search_worker and event.state in (
             WorkerState.SUCCESS,
             WorkerState.ERROR,
             WorkerState.CANCELLED,
         ):
-            self._search_done()
+            self._search_worker = self._running_query = None
 
     # -- search -------------------------------------------------------------------------------
 
     @on(Input.Changed, "#search")
     def query_changed(self, event: Input.Changed) -> None:
         if not event.value.strip():
-            self._wanted_query = ""
-            self.workers.cancel_group(self, "search")
+            self._cancel_search()
             self._show_all()
             return
         if self.engine.ready:
@@ -179,26 +178,37 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
             self.set_status(wording.WAITING_FOR_INDEX)
 
     def _start_search(self, text: str) -> None:
-        """One search at a time; while one runs, only the newest query waits (typing skips the rest)."""
-        self._wanted_query = text
-        if self._running_query is None:
-            self._running_query = text
-            self.run_search(text, Marks(frozenset(self.bookmarked), frozenset(self.opened)))
+        """Search the newest query; a search still running for an older one is cancelled first: its
+        results would never be shown, and a slow one must not hold up the query typed after it.
+        The engine searches one query at a time, and a cancelled one stops at its next step (a
+        burst of keystrokes cancels each worker before it even starts)."""
+        if self._search_worker is not None:
+            if self._running_query == text:
+                return
+            self._search_worker.cancel()
+        self._running_query = text
+        self._search_worker = self.run_search(text, Marks(frozenset(self.bookmarked), frozenset(self.opened)))
 
-    def _search_done(self) -> None:
-        finished, self._running_query = self._running_query, None
-        wanted = self._wanted_query
-        if wanted.strip() and wanted != finished:
-            self._start_search(wanted)
+    def _cancel_search(self) -> None:
+        self.workers.cancel_group(self, "search")
+        self._search_worker = self._running_query = None
 
     @work(thread=True, group="search", exit_on_error=False)
     def run_search(self, text: str, marks: Marks) -> None:
-        result = self.engine.search(text, limit=RESULT_LIMIT, partial=True, hit_terms=False, marks=marks)
-        if not get_current_worker().is_cancelled:
-            self.post_message(SearchFinished(text, result))
+        # Cancelling the worker (typing on, a new list, quitting) stops the engine's search too: a
+        # thread cannot be interrupted, and the app does not exit before its threads have ended.
+        worker = get_current_worker()
+        result = self.engine.search(
+            text, limit=RESULT_LIMIT, partial=True, hit_terms=False, marks=marks, cancel=worker.cancelled_event
+        )
+        index_notice = self.engine.take_index_notice()
+        if index_notice or not worker.is_cancelled:
+            self.post_message(SearchFinished(text, result, index_notice, cancelled=worker.is_cancelled))
 
     def on_search_finished(self, message: SearchFinished) -> None:
-        if message.query == self.query_one(SearchBox).value:
+        if message.index_notice:
+            self.notify(message.index_notice, title="Index", severity="warning", timeout=8, markup=False)
+        if not message.cancelled and message.query == self.query_one(SearchBox).value:
             self._show_result(message.result)
         # else: an outdated query, whose results must never be shown
 
@@ -298,7 +308,8 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
             return  # typing: _reader_caught_up shows the paper highlighted then
         reader = self.query_one(ReaderPane)
         terms = tuple(self.result.terms) if self.result else ()
-        reader.show(self.engine.describe(paper_id) if paper_id else None, terms)
+        # A long abstract is converted in the reader's own thread: the interface never waits for it.
+        reader.show_paper(self.engine.paper(paper_id) if paper_id else None, self.engine.describe, terms)
 
     def action_open_paper(self) -> None:
         results = self.query_one(ResultsList)
@@ -322,8 +333,20 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         paper_id = self.current_paper_id()
         if paper_id is None:
             return None
-        _ok, stored = self.store_access.call(self, lambda store: store.get(paper_id), quiet=True)
+        _ok, stored = self.store_access.call(self, lambda store: self._stored(store, paper_id), quiet=True)
         return stored or bookmark_of(self.engine.describe(paper_id))
+
+    def shows_bookmarked(self, paper_id: str) -> bool:
+        return self.engine.canonical(paper_id) in self.bookmarked  # marks are kept by canonical id
+
+    def _stored(self, store: UserStore, paper_id: str) -> Bookmark | None:
+        """The paper's bookmark, also when it was made under another of the paper's ids (the same
+        paper in another list): its row shows it bookmarked, so `b` must find it."""
+        found = store.get(paper_id)
+        if found is None and paper_id in self.bookmarked and self.engine.aliases:
+            canonical = self.engine.canonical
+            found = next((b for b in store.bookmarks() if canonical(b.paper_id) == paper_id), None)
+        return found
 
     def bookmarks_changed(self, paper_id: str) -> None:
         had_bookmarks = bool(self.bookmarked)
