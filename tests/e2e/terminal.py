@@ -33,8 +33,16 @@ class Terminal:
     """A pseudo-terminal running iclr-reader, rendered by pyte into rows of text."""
 
     def __init__(
-        self, args: list[str], home: Path, columns: int = 100, rows: int = 30, cwd: Path | None = None
+        self,
+        args: list[str],
+        home: Path,
+        columns: int = 100,
+        rows: int = 30,
+        cwd: Path | None = None,
+        env: dict[str, str] | None = None,
     ) -> None:
+        """`env` adds to (or overrides) the environment: e.g. a cache dir of its own."""
+        extra = env
         env = dict(os.environ)
         env.update(
             TERM="xterm-256color",
@@ -44,6 +52,7 @@ class Terminal:
             XDG_DATA_HOME=str(home / "data"),
             XDG_CONFIG_HOME=str(home / "config"),
         )
+        env.update(extra or {})
         env.pop("DISPLAY", None)
         env.pop("WAYLAND_DISPLAY", None)
         self.screen = pyte.Screen(columns, rows)
