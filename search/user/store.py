@@ -52,7 +52,7 @@ tags first."""
 # private-use plane, U+FFFD from bytes that were not UTF-8): a stored key holding one is found by what it
 # looks like once sanitised, so a bookmark with a hostile id can still be opened and removed.
 _ODD = (
-    "*[\x01-\x20\x7f-\xa0\u061c\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f\u2066-\u2069\u3000\ufeff\ufffd"
+    "*[\x01-\x1f\x7f-\xa0\u061c\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f\u2066-\u2069\u3000\ufeff\ufffd"
     "\U000f0000-\U000fffff]*"
 )
 
@@ -60,7 +60,8 @@ _ODD = (
 def _odd(column: str) -> str:
     """SQL for "this key is odd": in a partial index (built-in functions only, so any tool can still
     write the database), it makes finding odd keys cost nothing when there are none."""
-    return f"({column} GLOB '{_ODD}' OR typeof({column}) != 'text')"
+    spaces = f"{column} GLOB '*  *' OR {column} GLOB ' *' OR {column} GLOB '* '"  # a single space is not odd
+    return f"({column} GLOB '{_ODD}' OR {spaces} OR typeof({column}) != 'text')"
 
 
 # Each entry moves the schema from version i to i+1. Never edit a released entry: append one.
@@ -98,7 +99,7 @@ MIGRATIONS: list[str] = [
     CREATE INDEX removed_bookmarks_by_paper ON removed_bookmarks (paper_id);
     """
     # ... and the keys that read differently once sanitised (written by another tool), found by index.
-    f"""
+    + f"""
     CREATE INDEX bookmarks_odd_ids ON bookmarks (paper_id) WHERE {_odd("paper_id")};
     CREATE INDEX removed_bookmarks_odd_ids ON removed_bookmarks (paper_id) WHERE {_odd("paper_id")};
     CREATE INDEX saved_searches_odd_names ON saved_searches (name) WHERE {_odd("name")};
@@ -536,7 +537,7 @@ class UserStore:
                 )
             else:
                 rowid, note, tags = current
-                keep = note if isinstance(note, str) and note.strip() else old["note"]
+                keep = _both_notes(note, old["note"])
                 united = list(dict.fromkeys([*_stored_list(tags), *_stored_list(old["tags"])]))
                 db.execute(
                     "UPDATE bookmarks SET note = ?, tags = ?, updated_at = ? WHERE rowid = ?",
@@ -631,14 +632,14 @@ class UserStore:
                         "SELECT note, tags FROM removed_bookmarks WHERE removal_id = ?", (removal,)
                     ).fetchone()
                     now = time.time()
-                    db.execute(
+                    inserted = db.execute(
                         f"INSERT INTO bookmarks ({_COPIED}, updated_at) SELECT {_COPIED}, ? FROM removed_bookmarks"
                         " WHERE removal_id = ?",
                         (now, removal),
-                    )
+                    ).lastrowid
                     db.execute(
-                        "UPDATE bookmarks SET note = ?, tags = ?, updated_at = ? WHERE paper_id = ?",
-                        (*_merged(note, tags, bookmark), now, _clean(bookmark.paper_id)),
+                        "UPDATE bookmarks SET note = ?, tags = ?, updated_at = ? WHERE rowid = ?",
+                        (*_merged(note, tags, bookmark), now, inserted),
                     )
                     db.execute("DELETE FROM removed_bookmarks WHERE removal_id = ?", (removal,))
                 added += 1
@@ -828,6 +829,7 @@ def _move_to_removed(db: sqlite3.Connection, rowid: int) -> Bookmark:
     if count > REMOVED_KEPT:
         db.execute(
             "DELETE FROM removed_bookmarks WHERE removal_id IN (SELECT removal_id FROM removed_bookmarks"
+            " WHERE removal_id < (SELECT max(removal_id) FROM removed_bookmarks)"  # never the one just made: u undoes it
             " ORDER BY (note != '' OR tags NOT IN ('', '[]')), removal_id LIMIT ?)",
             (count - REMOVED_KEPT,),
         )
@@ -866,6 +868,12 @@ def _created(value: object, default: float) -> float:
     if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0:
         return min(float(value), time.time())
     return default
+
+
+def _both_notes(current: object, removed: object) -> str:
+    """The note of a bookmark made again and the note of its removed copy: both, when they differ."""
+    texts = [text.strip() for text in (current, removed) if isinstance(text, str) and text.strip()]
+    return "\n\n".join(dict.fromkeys(texts))
 
 
 def _merged(note: object, tags: object, bookmark: Bookmark) -> tuple[str, str]:

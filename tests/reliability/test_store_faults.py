@@ -66,7 +66,7 @@ def test_removing_a_bookmark_keeps_its_note_and_tags_for_an_undo_that_survives_a
     assert again.removed() == [] and again.restore() is None
 
 
-def test_restoring_a_paper_bookmarked_again_meanwhile_keeps_its_new_note_and_unites_the_tags(tmp_path):
+def test_restoring_a_paper_bookmarked_again_meanwhile_keeps_both_notes_and_unites_the_tags(tmp_path):
     store = UserStore(tmp_path / "user.sqlite3")
     store.add(paper("a", note="old note", tags=("x", "y")))
     store.add(paper("b", note="b's note", tags=("x",)))
@@ -74,7 +74,7 @@ def test_restoring_a_paper_bookmarked_again_meanwhile_keeps_its_new_note_and_uni
     store.remove("b")
     store.add(paper("a", note="new note", tags=("y", "z")))
     store.add(paper("b", tags=("z",)))  # bookmarked again without a note
-    assert (store.restore("a").note, store.get("a").tags) == ("new note", ("y", "z", "x"))
+    assert (store.restore("a").note, store.get("a").tags) == ("new note\n\nold note", ("y", "z", "x"))
     assert (store.restore("b").note, store.get("b").tags) == ("b's note", ("z", "x"))
 
 
@@ -85,6 +85,30 @@ def test_the_removed_list_is_bounded_and_drops_removals_without_writing_first(tm
         store.add(paper(name, note=note))
         store.remove(name)
     assert [b.paper_id for b in store.removed()] == ["plain4", "plain3", "noted"]
+
+
+def test_undo_after_the_removed_list_is_full_restores_the_bookmark_just_removed(tmp_path, monkeypatch):
+    monkeypatch.setattr(store_module, "REMOVED_KEPT", 3)
+    store = UserStore(tmp_path / "user.sqlite3")
+    for number in range(3):
+        store.add(paper(f"n{number}", note=f"note {number}"))
+        store.remove(f"n{number}")
+    store.add(paper("plain"))
+    assert store.toggle(paper("plain")).removed.paper_id == "plain"  # the list is full: one must go...
+    assert store.restore().paper_id == "plain"  # ...but never the one u is about to undo
+
+
+def test_ids_with_spaces_are_looked_up_directly_however_many_are_stored(tmp_path, monkeypatch):
+    """An import of thousands of ids with spaces once took minutes, each lookup re-reading every stored
+    id: a single space is an ordinary character, not one that needs the sanitised lookup."""
+    store = UserStore(tmp_path / "user.sqlite3")
+    store.merge([paper(f"id with spaces {number}") for number in range(300)])
+    calls = []
+    original = store_module.sanitize_line
+    monkeypatch.setattr(store_module, "sanitize_line", lambda text: calls.append(text) or original(text))
+    assert store.merge([paper(f"more spaces {number}") for number in range(300)]) == (300, 0)
+    assert len(calls) < 2 * 300 * 3  # a few per record, not one per stored id
+    assert store.get("id with spaces 7") is not None
 
 
 def test_importing_a_removed_bookmark_brings_it_back_with_its_note_and_both_sets_of_tags(tmp_path):

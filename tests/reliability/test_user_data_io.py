@@ -440,11 +440,11 @@ def test_removed_bookmarks_are_listed_and_restored_with_their_note_and_tags(caps
     removed = json.loads(out)["removed"]
     assert [(r["id"], r["note"], r["tags"]) for r in removed] == [("second", "", []), ("first", "my note", ["a", "b"])]
     code, out, _ = run(capsys, "bookmarks", "restore", "first")
-    assert code == 0 and out == "restored: First paper (note and 2 tags)\n"
+    assert code == 0 and out == "Restored bookmark: First paper (note and 2 tags)\n"
     (back,) = [b for b in UserStore().bookmarks() if b.paper_id == "first"]
     assert (back.note, back.tags) == ("my note", ("a", "b"))
     code, out, _ = run(capsys, "bookmarks", "restore")  # the most recent one left: second
-    assert code == 0 and out == "restored: Second paper\n"
+    assert code == 0 and out == "Restored bookmark: Second paper\n"
     code, _, err = run(capsys, "bookmarks", "restore")
     assert code == 2 and err == "iclr-reader: error: nothing to restore: no bookmark has been removed\n"
     code, _, err = run(capsys, "bookmarks", "restore", "never")

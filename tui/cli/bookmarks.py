@@ -166,5 +166,5 @@ def restore_bookmark(args: argparse.Namespace) -> int:
         print_json(restored_json(bookmark))
         return 0
     extras = _extras(bookmark)
-    print(f"restored: {display_label(bookmark)}" + (f" ({extras})" if extras else ""))
+    print(f"Restored bookmark: {display_label(bookmark)}" + (f" ({extras})" if extras else ""))
     return 0
