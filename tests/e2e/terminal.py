@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import sys
+import termios
 import time
 from pathlib import Path
 
@@ -69,6 +70,21 @@ class Terminal:
             return
         self.raw.extend(data)
         self.stream.feed(data)
+
+    def wait_for_raw_mode(self, timeout: float = DEADLINE) -> None:
+        """Wait until the app has taken the terminal (Textual's raw mode). Until then the pty is still
+        cooked: IXON makes ctrl+q an XON that the line discipline swallows, ISIG turns ctrl+c into
+        SIGINT, and keys are echoed. Returns at once if the program has ended."""
+        deadline = time.monotonic() + timeout
+        while self.child.isalive():
+            try:
+                if not termios.tcgetattr(self.child.child_fd)[0] & termios.IXON:
+                    return
+            except termios.error:
+                return
+            if time.monotonic() >= deadline:
+                raise AssertionError(f"the app never took the terminal (raw mode):\n{self.text()}")
+            self._pump(timeout=0.01)
 
     def text(self) -> str:
         return "\n".join(self.screen.display)
