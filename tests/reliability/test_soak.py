@@ -250,7 +250,8 @@ def test_soak_two_apps_random_keys_imports_exports_and_kills(tmp_path, monkeypat
     deadline = time.monotonic() + SOAK_SECONDS
     round_ = 0
     try:
-        while time.monotonic() < deadline:
+        # At least 3 rounds and one restart of an app, however slow a busy machine makes them.
+        while time.monotonic() < deadline or round_ < 3 or sum(app.starts for app in apps) < 3:
             round_ += 1
             records = import_file(tmp_path / f"import-{round_}.json", round_)
             importing = cli(tmp_path, "bookmarks", "import", str(tmp_path / f"import-{round_}.json"))
@@ -287,7 +288,7 @@ def test_soak_two_apps_random_keys_imports_exports_and_kills(tmp_path, monkeypat
                     problems.append(stuck)
 
     assert not problems, problems
-    assert round_ >= 3 and len(acknowledged) >= 3, (round_, len(acknowledged))
+    assert len(acknowledged) >= 3, (round_, len(acknowledged))  # 3 of 4 rounds are never killed
     assert sum(app.starts for app in apps) >= 3
 
     # Nothing acknowledged is lost: bookmarked, or removed (with its note and tags) and restorable.
