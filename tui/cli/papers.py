@@ -64,12 +64,12 @@ def list_papers(args: argparse.Namespace) -> int:
 
 
 def search_papers(args: argparse.Namespace) -> int:
-    engine = load_engine(args)
-    ensure_index(engine)
     query: str = args.query
     limit: int = args.limit
-    if limit < 1:
+    if limit < 1:  # bad input is told before any work: no index is built for it
         raise CliError("--limit must be at least 1")
+    engine = load_engine(args)
+    ensure_index(engine)
     marks = None
     if split_facets(query)[1].needs_marks:
         store = UserStore()
@@ -101,12 +101,12 @@ def show_paper(args: argparse.Namespace) -> int:
 
 
 def related_papers(args: argparse.Namespace) -> int:
-    engine = load_engine(args)
-    ensure_index(engine)
     paper_id: str = args.id
     limit: int = args.limit
     if limit < 1:
         raise CliError("--limit must be at least 1")
+    engine = load_engine(args)
+    ensure_index(engine)
     hits = engine.related(paper_id, limit)
     index_notice = engine.take_index_notice()
     if index_notice:
