@@ -233,21 +233,27 @@ def fix_surrogates(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
 
 
-_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069\ud800-\udfff]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
-def shown(name: str | Path | None) -> str:
-    """A file or list name as one printable line: control characters (ESC, newline, C1, bidi
-    controls) become visible escapes ("\\x1b", "\\n"), and undecodable bytes (surrogates) U+FFFD."""
-    text = os.fspath(name) if name is not None else ""
+def shown(name: object) -> str:
+    """A file or list name (or any text from outside) as one printable line: control, bidi and line
+    separator characters become visible escapes ("\\x1b", "\\n", "\\u202e"), and a byte that was not
+    UTF-8 (Python's surrogateescape) the byte it was ("\\xff"), so two different names never look
+    the same and the escaped form can be typed back."""
+    text = "" if name is None else os.fspath(name) if isinstance(name, os.PathLike) else str(name)
     return _UNPRINTABLE.sub(_escape, text) if _UNPRINTABLE.search(text) else text
 
 
 def _escape(match: re.Match[str]) -> str:
     character = match.group()
-    if "\ud800" <= character <= "\udfff":
-        return "\ufffd"
-    return character.encode("unicode_escape").decode("ascii")
+    if character in _NAMED:
+        return _NAMED[character]
+    code = ord(character)
+    if 0xDC80 <= code <= 0xDCFF:  # surrogateescape: the undecodable byte 0x80-0xff
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
 def _first_line(problem: Exception) -> str:

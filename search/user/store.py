@@ -37,6 +37,7 @@ from search import paths
 from search.errors import StoreError
 from search.models import Bookmark, Link, links_from_records
 from search.text.sanitize import sanitize, sanitize_line
+from search.untrusted import fix_surrogates
 from search.user import salvage
 from search.user.faults import Fault, fault, is_damage, words
 from search.user.locking import StoreLock
@@ -892,13 +893,7 @@ def _optional(value: object) -> str | None:
 
 def _clean(text: str) -> str:
     """The text without lone surrogates (they cannot be stored as UTF-8): each becomes U+FFFD."""
-    if not isinstance(text, str):
-        return str(text)
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return fix_surrogates(text if isinstance(text, str) else str(text))
 
 
 def _row(cursor: sqlite3.Cursor) -> dict[str, object] | None:
