@@ -24,7 +24,7 @@ from search import (
     parse_request,
     update_list,
 )
-from tui.cli.errors import EXIT_USAGE, CliError
+from tui.cli.errors import EXIT_USAGE, CliError, shown
 from tui.cli.loading import ensure_index
 from tui.cli.output import available_json, print_json
 
@@ -86,7 +86,7 @@ def get_lists(args: argparse.Namespace) -> int:
                 got = get_list(request, on_progress=progress)
             indexed = _index()
         except ReaderError as error:
-            print(f"iclr-reader: error: {error}", file=sys.stderr)
+            print(f"iclr-reader: error: {shown(error)}", file=sys.stderr)
             failed += 1
             continue
         print(f"Got {got.name!r}: {got.papers:,} papers{_counts(got)} from {got.host} ({_size(got)}); {indexed}")
@@ -110,7 +110,7 @@ def update_lists(args: argparse.Namespace) -> int:
                 continue
             indexed = _index()
         except ReaderError as error:
-            print(f"iclr-reader: error: {error}", file=sys.stderr)
+            print(f"iclr-reader: error: {shown(error)}", file=sys.stderr)
             failed += 1
             continue
         print(f"{got.name}: updated, {got.papers:,} papers{_counts(got)} from {got.host} ({_size(got)}); {indexed}")
