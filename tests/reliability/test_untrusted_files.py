@@ -217,7 +217,7 @@ def test_lone_surrogates_in_every_field_work_through_add_list_search_show_and_bo
     path = surrogate_json(tmp_path)
     original = path.read_bytes()
     code, out, err = run(capsys, "add", str(path))
-    assert code == 0 and out.startswith("Added 'surrogates': 1 papers"), err
+    assert code == 0 and out.startswith("Added 'surrogates': 1 paper"), err
     paper_id = "sur\ufffd1"
     for argv in (
         ["lists"],

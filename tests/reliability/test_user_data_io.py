@@ -205,7 +205,7 @@ def test_bad_records_are_skipped_or_fixed_and_counted_and_everything_works_after
     code, out, err = run(capsys, "bookmarks", "import", str(source))
     assert code == 0, err
     assert out == (
-        "Imported 3 new bookmarks; 0 already present (merged); skipped 7 (bad records; first: bookmark 4 has no id)\n"
+        "Imported 3 new bookmarks; 0 already present (merged); skipped 7 bad records (first: bookmark 4 has no id)\n"
     )
     stored = {bookmark.paper_id: bookmark for bookmark in UserStore().bookmarks()}
     assert set(stored) == {"year-too-big", "odd-links", "wrong-types"}
@@ -435,7 +435,7 @@ def test_removed_bookmarks_are_listed_and_restored_with_their_note_and_tags(caps
     assert code == 0 and out == "Removed bookmark first; `iclr-reader bookmarks restore first` brings it back\n"
     assert run(capsys, "bookmarks", "remove", "second")[0] == 0
     code, out, _ = run(capsys, "bookmarks", "removed")
-    assert code == 0 and out == "second  Second paper\nfirst  First paper  (note and 2 tags)\n"
+    assert code == 0 and out == "second  Second paper\nfirst   First paper  (note and 2 tags)\n"
     code, out, _ = run(capsys, "bookmarks", "removed", "--json")
     removed = json.loads(out)["removed"]
     assert [(r["id"], r["note"], r["tags"]) for r in removed] == [("second", "", []), ("first", "my note", ["a", "b"])]

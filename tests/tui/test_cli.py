@@ -190,8 +190,8 @@ def test_related_json_and_errors(capsys):
     bitstack = json.loads(out)["hits"][0]["id"]
     code, out, _ = run(capsys, "related", bitstack, "--json", "--limit", "3")
     related = json.loads(out)
-    assert code == 0 and related["id"] == bitstack and len(related["related"]) == 3
-    assert set(related["related"][0]) == {"id", "headline", "score", "terms"}
-    assert bitstack not in [paper["id"] for paper in related["related"]]
+    assert code == 0 and related["id"] == bitstack and len(related["hits"]) == 3
+    assert set(related["hits"][0]) == {"id", "name", "headline", "score", "links", "terms"}  # as search's hits
+    assert bitstack not in [paper["id"] for paper in related["hits"]]
     code, _, err = run(capsys, "related", "nope")
     assert code == 2 and "no paper with id 'nope'" in err

@@ -30,7 +30,7 @@ def test_add_copies_and_indexes_only_the_new_list(tmp_path, capsys, isolated_dir
     before = {entry.name: entry.stat().st_mtime_ns for entry in index_root.iterdir()}
     second = write_list(tmp_path, "extra.csv.json", ["Kernel Methods"])
     code, out, _ = run(capsys, "add", str(second), "--name", "kernels")
-    assert code == 0 and "Added 'kernels': 1 papers" in out
+    assert code == 0 and "Added 'kernels': 1 paper;" in out
     after = {entry.name: entry.stat().st_mtime_ns for entry in index_root.iterdir()}
     assert {name: after[name] for name in before} == before  # nothing already indexed was rebuilt
     assert len(after) == len(before) + 1

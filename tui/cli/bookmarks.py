@@ -26,6 +26,7 @@ from search import (
 from tui.cli.errors import CliError, has_undecodable, shown
 from tui.cli.loading import load_engine
 from tui.cli.output import print_bookmarks_json, print_json, removed_json, restored_json
+from tui.cli.wording import counted, id_width
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -68,13 +69,9 @@ def _open_store() -> UserStore:
     return store
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'s' if count != 1 else ''}"
-
-
 def _extras(bookmark: Bookmark) -> str:
     """ "note and 3 tags", "note", "1 tag" or ""."""
-    parts = (["note"] if bookmark.note else []) + ([_plural(len(bookmark.tags), "tag")] if bookmark.tags else [])
+    parts = (["note"] if bookmark.note else []) + ([counted(len(bookmark.tags), "tag")] if bookmark.tags else [])
     return " and ".join(parts)
 
 
@@ -91,9 +88,10 @@ def list_bookmarks(args: argparse.Namespace) -> int:
         return 0
     if not bookmarks:
         print("No bookmarks yet. In the app, press b on a paper; or: iclr-reader bookmarks add ID")
+    width = id_width(bookmark.paper_id for bookmark in bookmarks)
     for bookmark in bookmarks:
         tags = "  " + " ".join(f"#{tag}" for tag in bookmark.tags) if bookmark.tags else ""
-        print(f"{bookmark.paper_id}  {bookmark.headline}{tags}")
+        print(f"{bookmark.paper_id:<{width}}  {bookmark.headline}{tags}")
         if bookmark.note:
             print(f"    note: {' '.join(bookmark.note.split())}")
     return 0
@@ -107,7 +105,7 @@ def export_bookmarks(args: argparse.Namespace) -> int:
         return 0
     written = write_atomic(Path(args.output), text)  # one-line ReaderError for a target it refuses
     through = f" (through the link {shown(args.output)})" if written != Path(args.output) else ""
-    print(f"Wrote {_plural(len(bookmarks), 'bookmark')} to {shown(written)}{through}", file=sys.stderr)
+    print(f"Wrote {counted(len(bookmarks), 'bookmark')} to {shown(written)}{through}", file=sys.stderr)
     return 0
 
 
@@ -116,8 +114,8 @@ def import_bookmarks(args: argparse.Namespace) -> int:
     added, merged = _open_store().merge(imported.bookmarks)
     skipped = ""
     if imported.skipped:
-        skipped = f"; skipped {imported.skipped} (bad records; first: {shown(imported.first_problem)})"
-    print(f"Imported {_plural(added, 'new bookmark')}; {merged} already present (merged){skipped}")
+        skipped = f"; skipped {counted(imported.skipped, 'bad record')} (first: {shown(imported.first_problem)})"
+    print(f"Imported {counted(added, 'new bookmark')}; {merged:,} already present (merged){skipped}")
     return 0
 
 
@@ -125,9 +123,12 @@ def add_bookmark(args: argparse.Namespace) -> int:
     # An unknown id is reported before the data dir is touched.
     engine = load_engine(args)
     bookmark = bookmark_of(engine.describe(engine.paper(args.id).id))
-    _open_store().add(bookmark)
+    store = _open_store()
+    already = store.get(bookmark.paper_id) is not None
+    store.add(bookmark)  # also when already bookmarked: its copy of the paper is refreshed, its note kept
     shown_bookmark = clean_bookmark(bookmark)
-    print(f"Bookmarked {shown_bookmark.paper_id}: {shown_bookmark.headline}")
+    said = "Already bookmarked" if already else "Bookmarked"
+    print(f"{said} {shown_bookmark.paper_id}: {shown_bookmark.headline}")
     return 0
 
 
@@ -146,9 +147,10 @@ def list_removed(args: argparse.Namespace) -> int:
         return 0
     if not removed:
         print("No removed bookmarks. (Removed ones are listed here, newest first, until restored.)")
+    width = id_width(bookmark.paper_id for bookmark in removed)
     for bookmark in removed:
         extras = _extras(bookmark)
-        print(f"{bookmark.paper_id}  {display_label(bookmark)}" + (f"  ({extras})" if extras else ""))
+        print(f"{bookmark.paper_id:<{width}}  {display_label(bookmark)}" + (f"  ({extras})" if extras else ""))
     return 0
 
 

@@ -27,6 +27,7 @@ from search import (
 from tui.cli.errors import EXIT_USAGE, CliError, shown
 from tui.cli.loading import ensure_index
 from tui.cli.output import available_json, print_json
+from tui.cli.wording import counted, left_out
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -89,7 +90,7 @@ def get_lists(args: argparse.Namespace) -> int:
             print(f"iclr-reader: error: {shown(error)}", file=sys.stderr)
             failed += 1
             continue
-        print(f"Got {got.name!r}: {got.papers:,} papers{_counts(got)} from {got.host} ({_size(got)}); {indexed}")
+        print(f"Got {got.name!r}: {_summary(got)}; {indexed}")
     return EXIT_USAGE if failed else 0
 
 
@@ -113,7 +114,7 @@ def update_lists(args: argparse.Namespace) -> int:
             print(f"iclr-reader: error: {shown(error)}", file=sys.stderr)
             failed += 1
             continue
-        print(f"{got.name}: updated, {got.papers:,} papers{_counts(got)} from {got.host} ({_size(got)}); {indexed}")
+        print(f"{got.name}: updated, {_summary(got)}; {indexed}")
     return EXIT_USAGE if failed else 0
 
 
@@ -134,14 +135,14 @@ def show_available(args: argparse.Namespace) -> int:
 
 def _index() -> str:
     started = time.monotonic()
-    ensure_index(SearchEngine.from_paths())  # only the new list's shard is missing: nothing else is re-indexed
+    # Only the new list's shard is missing: nothing else is re-indexed. Its time is said once, by the caller.
+    ensure_index(SearchEngine.from_paths(), summary=False)
     return f"indexed in {time.monotonic() - started:.1f} s"
 
 
-def _counts(got: GotList) -> str:
-    return "".join(
-        f", {count} {what}" for count, what in ((got.skipped, "skipped"), (got.duplicates, "duplicates")) if count
-    )
+def _summary(got: GotList) -> str:
+    """1,008 papers from raw.githubusercontent.com (3.7 MB in 0.5 s); 1 record without an abstract skipped"""
+    return f"{counted(got.papers, 'paper')} from {got.host} ({_size(got)}){left_out(got.skipped, got.duplicates)}"
 
 
 def _bytes(size: int) -> str:
@@ -150,7 +151,7 @@ def _bytes(size: int) -> str:
 
 def _size(got: GotList) -> str:
     size = _bytes(got.size)
-    pages = f", {got.requests} requests" if got.requests > 1 else ""
+    pages = f", {counted(got.requests, 'request')}" if got.requests > 1 else ""
     return f"{size}{pages} in {got.seconds:.1f} s"
 
 

@@ -24,6 +24,7 @@ from search import (
 )
 from tui.cli.loading import ensure_index, warn_left_out
 from tui.cli.output import lists_json, print_json
+from tui.cli.wording import counted, left_out
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,13 +54,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def add_list(args: argparse.Namespace) -> int:
-    started = time.monotonic()
     added = Library().add(Path(args.file), args.name)
-    ensure_index(SearchEngine.from_paths())  # only the new list's shard is missing: nothing else is re-indexed
-    extra = "".join(
-        f", {count} {what}" for count, what in ((added.skipped, "skipped"), (added.duplicates, "duplicates")) if count
-    )
-    print(f"Added '{shown(added.name)}': {added.papers:,} papers{extra}; indexed in {time.monotonic() - started:.1f} s")
+    started = time.monotonic()
+    # Only the new list's shard is missing: nothing else is re-indexed. Its time is said below, once.
+    ensure_index(SearchEngine.from_paths(), summary=False)
+    indexed = f"indexed in {time.monotonic() - started:.1f} s"
+    papers = counted(added.papers, "paper") + left_out(added.skipped, added.duplicates)
+    print(f"Added '{shown(added.name)}': {papers}; {indexed}")
     return 0
 
 
@@ -95,12 +96,21 @@ def _distinct_papers(files: list[Path]) -> int | None:
 def _print_table(summaries: Sequence[ListSummary], distinct: int | None = None) -> None:
     width = max(len(summary.name) for summary in summaries)
     for summary in summaries:
-        count = f"{summary.papers:>7,} papers" if summary.error is None else f"  unreadable: {summary.error}"
+        count = (
+            f"{summary.papers:>7,} {_papers_word(summary.papers)}"
+            if summary.error is None
+            else f"  unreadable: {summary.error}"
+        )
         venues = f"  {', '.join(summary.venues)}" if summary.venues else ""
         origin = f"  {_describe_origin(summary.origin)}" if summary.origin else ""
         print(f"{summary.name:<{width}}  {count}{venues}  ({summary.file}){origin}")
     total = distinct if distinct is not None else sum(summary.papers for summary in summaries)
-    print(f"{len(summaries)} list{'s' if len(summaries) != 1 else ''}, {total:,} papers")
+    print(f"{counted(len(summaries), 'list')}, {counted(total, 'paper')}")
+
+
+def _papers_word(count: int) -> str:
+    """ "paper " or "papers", one width, so the venues after the count stay in one column."""
+    return "paper " if count == 1 else "papers"
 
 
 def _describe_origin(origin: ListOrigin) -> str:

@@ -55,35 +55,26 @@ def papers_json(engine: SearchEngine) -> JsonObject:
 
 def search_json(engine: SearchEngine, result: SearchResult) -> JsonObject:
     """`search --json`: the query, its spelling correction, the match count and the ranked hits."""
-    hits = []
-    for hit in result.hits:
-        description = engine.describe(hit.paper_id)
-        hits.append(
-            {
-                "id": hit.paper_id,
-                "name": description.name,
-                "headline": description.headline,
-                "score": round(hit.score, 4),
-                "links": link_records(description.links, kinds=False),
-                "terms": list(hit.terms),
-            }
-        )
+    hits = [hit_json(engine, hit) for hit in result.hits]
     return {"query": result.query, "corrected": result.corrected, "total": result.total, "hits": hits}
 
 
 def related_json(engine: SearchEngine, paper_id: str, hits: Sequence[Hit]) -> JsonObject:
-    """`related --json`: the paper's id and its most similar papers, best first."""
+    """`related --json`: the paper's id and its most similar papers, best first, each in the shape
+    `search --json` gives its hits, so one script reads both."""
+    return {"id": paper_id, "hits": [hit_json(engine, hit) for hit in hits]}
+
+
+def hit_json(engine: SearchEngine, hit: Hit) -> JsonObject:
+    """One hit of `search --json` or `related --json`: the paper, its score and the terms that matched."""
+    description = engine.describe(hit.paper_id)
     return {
-        "id": paper_id,
-        "related": [
-            {
-                "id": hit.paper_id,
-                "headline": engine.row(hit.paper_id).headline,
-                "score": round(hit.score, 4),
-                "terms": list(hit.terms),
-            }
-            for hit in hits
-        ],
+        "id": hit.paper_id,
+        "name": description.name,
+        "headline": description.headline,
+        "score": round(hit.score, 4),
+        "links": link_records(description.links, kinds=False),
+        "terms": list(hit.terms),
     }
 
 

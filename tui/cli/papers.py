@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
+from collections.abc import Sequence
 
-from search import Marks, UserStore, convert, split_facets
-from tui.cli.errors import CliError
+from search import Hit, Marks, SearchEngine, UserStore, convert, split_facets
+from tui.cli.errors import CliError, shown
 from tui.cli.loading import ensure_index, load_engine
 from tui.cli.output import papers_json, print_json, print_styled, related_json, rendered_json, search_json
+from tui.cli.wording import counted, id_width
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -58,8 +61,9 @@ def list_papers(args: argparse.Namespace) -> int:
     if args.json:
         print_json(papers_json(engine))
         return 0
+    width = id_width(paper.id for paper in engine.papers)
     for paper in engine.papers:
-        print(f"{paper.id}  {engine.row(paper.id).headline}")
+        print(f"{paper.id:<{width}}  {engine.row(paper.id).headline}")
     return 0
 
 
@@ -76,16 +80,24 @@ def search_papers(args: argparse.Namespace) -> int:
         marks = Marks(frozenset(store.bookmarked_ids()), frozenset(store.opened_ids()))
     result = engine.search(query, limit=limit, marks=marks)
     if result.notice:  # on stderr, so JSON on stdout stays clean
-        print(f"note: {result.notice}", file=sys.stderr)
+        print(f"iclr-reader: note: {shown(result.notice)}", file=sys.stderr)
     if args.json:
         print_json(search_json(engine, result))
         return 0
     if result.corrected:
-        print(f"no matches for {result.query!r}; showing results for {result.corrected!r}", file=sys.stderr)
-    print(f"{result.total} matches" + (f" (showing {len(result.hits)})" if result.total > len(result.hits) else ""))
-    for hit in result.hits:
-        print(f"{hit.paper_id}  {hit.score:6.2f}  {engine.row(hit.paper_id).headline}")
+        correction = f"no matches for {result.query!r}; showing results for {result.corrected!r}"
+        print(f"iclr-reader: note: {shown(correction)}", file=sys.stderr)
+    showing = f" (showing {len(result.hits):,})" if result.total > len(result.hits) else ""
+    print(counted(result.total, "match") + showing)
+    _print_hits(engine, result.hits)
     return 0
+
+
+def _print_hits(engine: SearchEngine, hits: Sequence[Hit]) -> None:
+    """One hit a line: its id (padded to the longest, so the columns line up), score and headline."""
+    width = id_width(hit.paper_id for hit in hits)
+    for hit in hits:
+        print(f"{hit.paper_id:<{width}}  {hit.score:6.2f}  {engine.row(hit.paper_id).headline}")
 
 
 def show_paper(args: argparse.Namespace) -> int:
@@ -107,16 +119,16 @@ def related_papers(args: argparse.Namespace) -> int:
         raise CliError("--limit must be at least 1")
     engine = load_engine(args)
     ensure_index(engine)
+    paper_id = engine.paper(paper_id).id  # an old id merged into another paper names it by its own id
     hits = engine.related(paper_id, limit)
     index_notice = engine.take_index_notice()
     if index_notice:
-        print(f"iclr-reader: {index_notice}", file=sys.stderr)
+        print(f"iclr-reader: {shown(index_notice)}", file=sys.stderr)
     if args.json:
         print_json(related_json(engine, paper_id, hits))
         return 0
     print(f"Related to {paper_id}  {engine.row(paper_id).headline}")
-    for hit in hits:
-        print(f"{hit.paper_id}  {hit.score:6.2f}  {engine.row(hit.paper_id).headline}")
+    _print_hits(engine, hits)
     return 0
 
 
@@ -142,7 +154,11 @@ def render_markup(args: argparse.Namespace) -> int:
 
 def build_index(args: argparse.Namespace) -> int:
     engine = load_engine(args)
-    status = ensure_index(engine, rebuild=args.rebuild)  # every file is checked against its checksum
+    started = time.monotonic()
+    # Every file is checked against its checksum. The time is said on the one line below.
+    status = ensure_index(engine, rebuild=args.rebuild, summary=False)
     state = "damaged: rebuilt" if status.damaged else "built" if status.built else "up to date"
-    print(f"{len(engine.papers)} papers, index {state}: {status.path or 'in memory'}")
+    if status.built:
+        state += f" in {time.monotonic() - started:.1f} s"
+    print(f"{counted(len(engine.papers), 'paper')}, index {state}: {status.path or 'in memory'}")
     return 0
