@@ -22,6 +22,7 @@ from search.errors import (
 from search.index.lifecycle import IndexStatus
 from search.index.lifecycle import forget as forget_index
 from search.models import (
+    AvailableFilters,
     Bookmark,
     Hit,
     Link,
@@ -33,7 +34,7 @@ from search.models import (
     link_records,
     links_from_records,
 )
-from search.query.facets import Facets, quoted, split_facets, toggle, without_facet
+from search.query.facets import MATCHES, Facets, quoted, split_facets, toggle, without_facet
 from search.query.highlight import term_ranges
 from search.sources import (
     ARXIV_DEFAULT_MAX,
@@ -68,8 +69,10 @@ __all__ = [
     "ARXIV_DEFAULT_MAX",
     "BUNDLED_LIST",
     "FORMATS",
+    "MATCHES",
     "MAX_CORPUS_BYTES",
     "AddedList",
+    "AvailableFilters",
     "Bookmark",
     "BookmarkImportError",
     "Conference",

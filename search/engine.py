@@ -18,10 +18,11 @@ from search.corpus.loader import Corpus, load_corpus
 from search.errors import UnknownPaper
 from search.index.lifecycle import DAMAGED_NOTICE, IndexStatus, ShardedIndex
 from search.index.shard import Progress
-from search.models import Hit, Marks, Paper, SearchResult
+from search.models import AvailableFilters, Hit, Marks, Paper, SearchResult
 from search.query.budget import SEARCH_SECONDS, Budget, SearchStopped, shortened
-from search.query.facets import Facets, facet_tokens, split_facets
-from search.query.filters import Filters
+from search.query.facets import MATCHES, Facets, facet_tokens, split_facets
+from search.query.filters import Filters, missing_fields
+from search.query.parse import explicit_syntax, named_fields
 from search.query.runner import QueryRunner
 from search.text.describe import Description, describe, quick_headline
 
@@ -76,6 +77,8 @@ class SearchEngine:
         self._lists_of = lru_cache(maxsize=None)(self._paper_lists)
         self._lists: list[str] | None = None
         self._with_papers: set[str] | None = None
+        self._available: AvailableFilters | None = None
+        """What the loaded papers let filters find, once the index (with every paper's row) is open."""
         self._filters = Filters(
             self.papers,
             lambda: self.lists,
@@ -228,13 +231,18 @@ class SearchEngine:
         marks: Marks | None = None,
         cancel: threading.Event | None = None,
         seconds: float | None = SEARCH_SECONDS,
+        match: str = "any",
     ) -> SearchResult:
-        """Ranked hits for a query, with its facets (list:, venue:, status:, has:, is:, sort:)
-        applied; `partial`: the last word is still being typed; `hit_terms`: fill each hit's
-        matched terms (the result's own `terms` are always there, for highlighting); `marks`:
-        the user's bookmarks and read papers, for is: filters. The search stops when `cancel` is
-        set or after `seconds` (None: no time limit), with what it had and a hint in the notice;
-        every bound it met on the way (fuzzy distance, expansions, query length) is a hint too."""
+        """Ranked hits for a query, with its facets (list:, venue:, status:, has:, is:, sort:,
+        match:) applied; `partial`: the last word is still being typed; `hit_terms`: fill each
+        hit's matched terms (the result's own `terms` are always there, for highlighting); `marks`:
+        the user's bookmarks and read papers, for is: filters; `match`: "any" (papers with any of
+        the words, ranked) or "all" (only those with every word), unless the query says match:.
+        The search stops when `cancel` is set or after `seconds` (None: no time limit), with what
+        it had and a hint in the notice; every bound it met on the way (fuzzy distance, expansions,
+        query length) is a hint too, and so is every facet or field that cannot find anything."""
+        if match not in MATCHES:
+            raise ValueError(f"match must be one of {', '.join(MATCHES)}, not {match!r}")
         if self._runner is None:
             self.ensure_index()
         assert self._runner is not None
@@ -247,14 +255,19 @@ class SearchEngine:
             return self._related_result(text, facets, limit, allowed, problems, budget)
         if not _WORDS.search(words):
             if not facets.filters and facets.sort == "relevance":
+                if facet_tokens(text):  # only facets that filter nothing (has:pdf): never searched as words
+                    return SearchResult(text, (), 0, notice=_joined([*problems, *budget.hints]))
                 return self._runner.run(text, limit, partial, hit_terms, budget=budget)  # no words, no facets
             papers = [paper for paper in self.papers if allowed is None or paper.id in allowed]
             hits = tuple(Hit(paper.id, 0.0) for paper in self._filters.sort(papers, facets.sort)[:limit])
             return SearchResult(text, hits, len(papers), notice=_joined([*problems, *budget.hints]))
+        problems += self._field_problems(words)
+        if facets.match == "all" and explicit_syntax(words):
+            problems.append("match:all: the query's own AND, OR, NOT or parentheses say what matches")
         wanted = len(self.papers) if facets.sort != "relevance" else limit
         tokens = facet_tokens(text)
         typing = partial and not (tokens and text.endswith(tokens[-1]))  # a facet after the words ends them
-        result = self._runner.run(words, wanted, typing, hit_terms, allowed, budget)
+        result = self._runner.run(words, wanted, typing, hit_terms, allowed, budget, facets.match or match)
         hits = result.hits
         if facets.sort != "relevance":
             order = {
@@ -264,7 +277,29 @@ class SearchEngine:
             hits = tuple(sorted(hits, key=lambda hit: order[hit.paper_id]))
         notice = _joined([*problems, *([result.notice] if result.notice else [])])
         corrected = " ".join([result.corrected, *facet_tokens(text)]) if result.corrected else None
-        return SearchResult(text, hits[:limit], result.total, corrected, notice, result.terms)
+        return dataclasses.replace(result, query=text, hits=hits[:limit], corrected=corrected, notice=notice)
+
+    def _field_problems(self, words: str) -> list[str]:
+        """Why the fields the query names find nothing, when no loaded paper has them (title:
+        over lists without titles)."""
+        fields = named_fields(words)
+        return missing_fields(fields, self.available_filters()) if fields else []
+
+    def available_filters(self) -> AvailableFilters:
+        """What the loaded papers let filters and fields find, for a menu of filters (ctrl+t): the
+        statuses with their counts, papers with code links, titles, authors, keywords, method
+        names, the lists. Code links and names come from the index's rows: before the index is
+        open, only the papers' own code links count and names are not known (None)."""
+        if self._available is not None:
+            return self._available
+        counts = self.list_counts()
+        if not self.ready:
+            return self._filters.available(counts, lambda paper_id: self.quick_row(paper_id).has_code, None)
+        available = self._filters.available(
+            counts, lambda paper_id: self.row(paper_id).has_code, lambda paper_id: self.row(paper_id).name
+        )
+        self._available = available
+        return available
 
     def related(
         self,

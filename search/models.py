@@ -84,6 +84,42 @@ class SearchResult:
     """A gentle hint, e.g. when the query's syntax was malformed and was read as plain words."""
     terms: tuple[str, ...] = field(default=())
     """Stemmed query terms, for highlighting."""
+    all_words: int | None = None
+    """For a query of two or more plain words: how many matches have every word ("312 with all
+    words"). None when that does not apply: one word, explicit AND/OR/NOT or parentheses, facets
+    only, related:."""
+    any_words: int | None = None
+    """With `all_words`: how many papers have any of the words (`total` with match "any")."""
+    match: str = "any"
+    """"all" when only the papers with every word are listed (match:all), else "any"."""
+
+
+@dataclass(frozen=True, slots=True)
+class AvailableFilters:
+    """What the loaded papers let filters and fields find, for a menu of filters: each count is how
+    many loaded papers have it."""
+
+    papers: int
+    lists: tuple[tuple[str, int], ...] = ()
+    """(name, papers) for list:, in corpus order (a paper in two lists counts in both)."""
+    statuses: tuple[tuple[str, int], ...] = ()
+    """(status, papers) for status:, as it reads them (reject, poster), most papers first."""
+    venues: tuple[tuple[str, int], ...] = ()
+    """(venue, papers), most papers first."""
+    with_code: int = 0
+    """Papers with a code link (has:code)."""
+    with_titles: int = 0
+    with_authors: int = 0
+    with_keywords: int = 0
+    with_names: int | None = None
+    """Papers with a method name (name:); None until the index is open (names come from its rows)."""
+
+    def filters(self) -> tuple[tuple[str, int], ...]:
+        """(token, papers) for each facet filter that finds something here, for a filter menu:
+        has:code, then status:VALUE for each status (list: and venue: have their own counts,
+        is: depends on the user's marks, not the papers)."""
+        code = (("has:code", self.with_code),) if self.with_code else ()
+        return (*code, *((f"status:{status}", count) for status, count in self.statuses))
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""Where derived data (the index) and user data live. platformdirs honours XDG_* on Linux."""
+"""Where derived data (the index), user data and preferences live. platformdirs honours XDG_* on Linux."""
 
 from __future__ import annotations
 
@@ -17,3 +17,8 @@ def cache_dir() -> Path:
 def data_dir() -> Path:
     """User data that must never be lost: bookmarks, notes, history."""
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def config_dir() -> Path:
+    """Preferences the user may edit by hand: config.toml (XDG_CONFIG_HOME, else ~/.config)."""
+    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))

@@ -6,8 +6,10 @@ from whoosh.fields import ID, Schema
 
 from search.index.analysis import FastText
 
-SCHEMA_VERSION = 9
-"""9: the codec and analysis moved into search.index, and Whoosh pickles their module paths."""
+SCHEMA_VERSION = 10
+"""10: the stored rows' names and has_code changed (a titled paper is named from its title; a list's
+code links in any form count). 9: the codec and analysis moved into search.index, and Whoosh
+pickles their module paths."""
 
 
 def build_schema() -> Schema:

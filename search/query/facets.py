@@ -1,6 +1,8 @@
 """Filters and sort order inside the query: list:NAME venue:WORD status:oral has:code is:bookmarked
-is:unread sort:name, and related:ID (the papers most like that one). They are taken out of the text before it is searched; values of one facet
-are alternatives (list:a list:b), different facets must all hold. A leading - negates (-has:code).
+is:unread sort:name match:all, and related:ID (the papers most like that one). They are taken out of
+the text before it is searched; values of one facet are alternatives (list:a list:b), different
+facets must all hold. A leading - negates (-has:code, -status:reject). Statuses are whatever the
+loaded lists use (status:reject), so only the filters (filters.py) can tell an unknown one.
 A value with spaces, parentheses, quotes or backslashes is written in double quotes, with `\\"` and
 `\\\\` inside them (`quoted` writes it so: `related:"id (v2)"`)."""
 
@@ -9,9 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from search.corpus.formats.common import STATUSES
+from search.corpus.formats.common import normalised_status
 
-FACET = re.compile(r'(?<![^\s(])(-?)(list|venue|status|has|is|sort|related):("(?:[^"\\]|\\.)*"|[^\s()]+)', re.I)
+FACET = re.compile(r'(?<![^\s(])(-?)(list|venue|status|has|is|sort|match|related):("(?:[^"\\]|\\.)*"|[^\s()]+)', re.I)
 _BARE = re.compile(r'[^\s()"\\]+')
 """A value that needs no quotes."""
 _QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
@@ -19,6 +21,8 @@ _ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)", re.S)
 HAS = ("code",)
 IS = ("bookmarked", "unread", "read")
 SORTS = ("relevance", "order", "name")
+MATCHES = ("any", "all")
+"""match:any (the default): papers with any of the words, ranked; match:all: only those with every one."""
 
 
 @dataclass(frozen=True)
@@ -34,10 +38,22 @@ class Facets:
     """related:ID: the papers most similar to that one, instead of a word search."""
     problems: tuple[str, ...] = field(default=())
     """Facets that were not understood, for a notice."""
+    excluded_statuses: tuple[str, ...] = ()
+    excluded_venues: tuple[str, ...] = ()
+    match: str | None = None
+    """match:all or match:any; None when the query does not say (the caller's default holds)."""
 
     @property
     def filters(self) -> bool:
-        return bool(self.lists or self.venues or self.statuses or self.flags or self.excluded_lists)
+        return bool(
+            self.lists
+            or self.venues
+            or self.statuses
+            or self.flags
+            or self.excluded_lists
+            or self.excluded_statuses
+            or self.excluded_venues
+        )
 
     @property
     def needs_marks(self) -> bool:
@@ -50,13 +66,16 @@ def split_facets(text: str) -> tuple[str, Facets]:
     excluded_lists: list[str] = []
     venues: list[str] = []
     statuses: list[str] = []
+    excluded_statuses: list[str] = []
+    excluded_venues: list[str] = []
     flags: list[tuple[str, bool]] = []
     problems: list[str] = []
     sort = "relevance"
     related = None
+    match_mode = None
 
     def take(match: re.Match[str]) -> str:
-        nonlocal sort, related
+        nonlocal sort, related, match_mode
         negated, facet, raw = match.group(1) == "-", match.group(2).lower(), _unquoted(match.group(3))
         value = raw.lower()
         if facet == "related":
@@ -64,9 +83,9 @@ def split_facets(text: str) -> tuple[str, Facets]:
         elif facet == "list":
             (excluded_lists if negated else lists).append(value)
         elif facet == "venue":
-            venues.append(value)
-        elif facet == "status" and value in STATUSES:
-            statuses.append(value)
+            (excluded_venues if negated else venues).append(value)
+        elif facet == "status" and (status := normalised_status(value)):
+            (excluded_statuses if negated else statuses).append(status)
         elif facet == "has" and value in HAS:
             flags.append((f"has:{value}", not negated))
         elif facet == "is" and value in IS:
@@ -74,8 +93,12 @@ def split_facets(text: str) -> tuple[str, Facets]:
             flags.append((flag, (value != "read") != negated))
         elif facet == "sort" and value in SORTS:
             sort = value
+        elif facet == "match" and value in MATCHES:
+            match_mode = value
+        elif facet == "status":
+            problems.append(f"status:{value}: a status is made of letters or digits")
         else:
-            choices = {"status": STATUSES, "has": HAS, "is": IS, "sort": SORTS}[facet]
+            choices = {"has": HAS, "is": IS, "sort": SORTS, "match": MATCHES}[facet]
             problems.append(f"{facet}:{value} (try {', '.join(f'{facet}:{c}' for c in choices)})")
         return " "
 
@@ -91,6 +114,9 @@ def split_facets(text: str) -> tuple[str, Facets]:
         sort,
         related,
         tuple(problems),
+        tuple(excluded_statuses),
+        tuple(excluded_venues),
+        match_mode,
     )
     return rest, facets
 
@@ -141,12 +167,12 @@ def without_facet(text: str, facet: str) -> str:
 
 
 def toggle(text: str, token: str) -> str:
-    """The query with `token` (e.g. has:code) added, or removed when it is there; a new sort:
-    replaces the old one."""
+    """The query with `token` (e.g. has:code) added, or removed when it is there; a new sort:,
+    list: or match: replaces the old one."""
     facet = token.split(":", 1)[0].lower()
     if any(match.group(0).lower() == token.lower() for match in FACET.finditer(text)):
         kept = FACET.sub(lambda match: " " if match.group(0).lower() == token.lower() else match.group(0), text)
         return " ".join(kept.split())
-    if facet in ("sort", "list"):
+    if facet in ("sort", "list", "match"):
         text = without_facet(text, facet)
     return " ".join([*text.split(), token])

@@ -1,6 +1,9 @@
 """Parsing the query language: ranked words, "phrases", prefix*, fuzzy~, field:term, AND/OR/NOT.
 
 Malformed syntax never raises: it is read as plain words, with a hint saying what was not understood.
+Before the parser's query is normalised each word is a subquery of its own; `parse_words` tells
+which parts of the normalised query came from which word, which is how the papers with every word
+are counted (`match:all`).
 Every multi-term part (prefix, wildcard, range, fuzzy term) is bounded: its edit distance, the words
 it expands to (its most frequent ones), how many such parts a query has, and the time spent
 expanding them (see budget.py); each bound that cuts something says so in a hint.
@@ -30,6 +33,13 @@ from search.query.budget import (
 
 SEARCH_FIELDS = ("name", "title", "abstract", "keywords", "authors")
 FIELD_ALIASES = {"authors": ["author", "by"], "keywords": ["keyword", "kw"], "abstract": ["text"]}
+_FIELD_OF = {alias: field for field, aliases in FIELD_ALIASES.items() for alias in aliases} | {
+    field: field for field in SEARCH_FIELDS
+}
+_FIELD_PREFIX = re.compile(r"(?<![^\s(])-?(\w+):", re.I)
+_PHRASE = re.compile(r'"[^"]*"')
+COORDINATION = 0.9
+"""The bonus for matching more of a query's words (Whoosh's `OrGroup.factory(0.9)`)."""
 MAX_PREFIX_EXPANSIONS = MAX_EXPANSIONS
 """A short prefix like `ge*` expands to thousands of terms; only the most frequent are searched."""
 MAX_MULTI_TERMS = 4
@@ -52,12 +62,11 @@ class QueryParser:
         """`reader` gives the prefix expansions and their frequencies; `corrector` the fuzzy forms."""
         self._reader = reader
         self._corrector = corrector
-        self._parser = qparser.MultifieldParser(list(SEARCH_FIELDS), schema, group=qparser.OrGroup.factory(0.9))
+        group = qparser.OrGroup.factory(COORDINATION)
+        self._parser = qparser.MultifieldParser(list(SEARCH_FIELDS), schema, group=group)
         self._parser.add_plugin(qparser.FuzzyTermPlugin())
         self._parser.add_plugin(qparser.FieldAliasPlugin(FIELD_ALIASES))
-        self._plain_parser = qparser.MultifieldParser(
-            list(SEARCH_FIELDS), schema, group=qparser.OrGroup.factory(0.9), plugins=[]
-        )
+        self._plain_parser = qparser.MultifieldParser(list(SEARCH_FIELDS), schema, group=group, plugins=[])
         self._near_words: OrderedDict[tuple[str, int, int], tuple[str, ...]] = OrderedDict()
         self._expanded: OrderedDict[tuple[str, str, str], tuple[tuple[bytes, ...], bool]] = OrderedDict()
         """Multi-term parts' expansions (and whether they were cut), kept across queries: typing more
@@ -66,20 +75,32 @@ class QueryParser:
     def parse(self, text: str, budget: Budget | None = None) -> tuple[wq.Query, str | None]:
         """The query, and a hint when its syntax was malformed and it was read as plain words.
         Bounds applied go into `budget`'s hints; SearchStopped when it runs out."""
+        query, notice, _ = self.parse_words(text, budget, words=False)
+        return query, notice
+
+    def parse_words(
+        self, text: str, budget: Budget | None = None, words: bool = True
+    ) -> tuple[wq.Query, str | None, Clauses | None]:
+        """As `parse`, and (with `words`) the query's words when it has two or more: for each word
+        (a term, a "phrase", a prefix*, a field:term, a group), the positions of the top-level
+        subqueries that came from it (stop words, which only the authors field keeps, left out)."""
         budget = budget or Budget(None)
+        split = _with_clauses if words else _without_clauses
         problem = syntax_problem(text)
         if problem is None:
             try:
-                query = self._parser.parse(text)
+                query, clauses = split(self._parser.parse(text, normalize=False))
                 if query is not wq.NullQuery and not _matches_everything(query):
-                    return self._bounded(query, text, budget), None
+                    bounded = self._bounded(query, text, budget)
+                    return bounded, None, clauses if clauses and _same_parts(bounded, query) else None
             except SearchStopped:
                 raise
             except Exception:  # noqa: BLE001 - whoosh's parser on odd input: read as plain words
                 pass
             problem = "query syntax not understood"
-        words = " ".join(WORD.findall(text.replace("*", " ").replace("~", " ")))
-        return self._plain_parser.parse(words), f"{problem}; searched for the words only"
+        plain = text.replace("*", " ").replace("~", " ")
+        query, clauses = split(self._plain_parser.parse(" ".join(WORD.findall(plain)), normalize=False))
+        return query, f"{problem}; searched for the words only", clauses
 
     def _bounded(self, query: wq.Query, text: str, budget: Budget) -> wq.Query:
         """Bound every multi-term part, and make `a NOT b` exclude b (an OR group would not)."""
@@ -171,6 +192,71 @@ class QueryParser:
         elif cut:
             budget.hint(f"{{items}} match{{s}} too many words; searched the {MAX_EXPANSIONS} most frequent", shown)
         return terms
+
+
+Clauses = tuple[tuple[int, ...], ...]
+"""Per word of a query, the positions of the top-level subqueries that came from it."""
+
+
+def _with_clauses(parsed: wq.Query) -> tuple[wq.Query, Clauses | None]:
+    """The query Whoosh's parser made, normalised (its words merged into one Or), and which of its
+    top-level subqueries came from which word: None for fewer than two words. `parsed` is the
+    parser's output before normalising, where each word is still a subquery of its own."""
+    if type(parsed) is not wq.Or:
+        return parsed.normalize(), None
+    # Or.normalize normalises each word, then merges a word's own Or into itself: the words are
+    # normalised here once, first (normalising them again is cheap and changes nothing).
+    words = [word.normalize() for word in parsed.subqueries]
+    query = wq.Or(words, boost=parsed.boost, scale=parsed.scale).normalize()
+    if type(query) is not wq.Or:
+        return query, None
+    position = {part: at for at, part in enumerate(query.subqueries)}
+    clauses = []
+    for word in words:
+        parts = _parts(word)
+        found = tuple(position[part] for part in parts if part in position)
+        if found and not _stop_word(parts):
+            clauses.append(found)
+    unique = tuple(dict.fromkeys(clauses))
+    return query, unique if len(unique) > 1 else None
+
+
+def _parts(word: wq.Query) -> list[wq.Query]:
+    """A normalised word's parts as the Or it joins holds them (its own Or's children, boosted)."""
+    if type(word) is not wq.Or:
+        return [word]
+    if word.boost == 1.0:
+        return list(word.subqueries)  # (with_boost copies a query deeply: slow, and the same here)
+    return [part.with_boost(part.boost * word.boost) for part in word.subqueries]
+
+
+def _same_parts(bounded: wq.Query, query: wq.Query) -> bool:
+    """The bounded query's top-level parts are the query's (a NOT makes an AndNot of them)."""
+    return type(bounded) is wq.Or and type(query) is wq.Or and len(bounded.subqueries) == len(query.subqueries)
+
+
+def _without_clauses(parsed: wq.Query) -> tuple[wq.Query, None]:
+    return parsed.normalize(), None
+
+
+def _stop_word(parts: list[wq.Query]) -> bool:
+    """A word only the authors field keeps (`of`, `a`): the text fields' analyzer drops it."""
+    return all(
+        type(part) is wq.Term and part.fieldname == "authors" and isinstance(part.text, str) for part in parts
+    ) and not any(stems(part.text) for part in parts)
+
+
+def explicit_syntax(text: str) -> bool:
+    """True when the query says itself how its words combine (AND, OR, NOT, parentheses): then
+    "papers with every word" does not apply."""
+    return "(" in text or ")" in text or any(token in OPERATORS for token in text.split())
+
+
+def named_fields(text: str) -> list[tuple[str, str]]:
+    """The fields a query names (`title:memory`, `by:smith`), as (typed, field searched), outside
+    phrases."""
+    found = (match.group(1) for match in _FIELD_PREFIX.finditer(_PHRASE.sub(" ", text)))
+    return list(dict.fromkeys((typed, _FIELD_OF[typed.lower()]) for typed in found if typed.lower() in _FIELD_OF))
 
 
 def _candidates(node: wq.MultiTerm, reader, budget: Budget) -> Iterator[bytes]:

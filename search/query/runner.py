@@ -4,6 +4,10 @@ Whoosh objects never leave this module: hits are copied into `Hit`s. One long-li
 reused across queries (its term statistics and the per-term scores cached by TermScorer are what
 makes typing fast). Every search runs within a Budget (budget.py): its bounds' hints join the
 result's notice, and a search past its time or cancelled returns what it had finished.
+
+A query of plain words ranks every paper with any of them (the default, match "any"); it also
+counts the papers with all of them, from the per-word match sets ranking made anyway, and with
+match "all" only those are listed, ranked the same.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import re
 import threading
 from collections.abc import Set
 from dataclasses import replace
+from typing import NamedTuple
 
 from whoosh import collectors
 from whoosh import query as wq
@@ -22,7 +27,7 @@ from search.index.analysis import stems
 from search.index.schema import build_schema
 from search.models import Hit, SearchResult
 from search.query.budget import CHECK_EVERY, MAX_QUERY_WORDS, Budget, SearchStopped, shortened
-from search.query.parse import OPERATORS, WORD, QueryParser
+from search.query.parse import OPERATORS, WORD, Clauses, QueryParser, explicit_syntax
 from search.query.related import similar_query
 from search.query.scoring import TermScorer
 from search.query.spelling import Speller, word_being_typed
@@ -63,11 +68,13 @@ class QueryRunner:
         hit_terms: bool = True,
         allowed: Set[str] | None = None,
         budget: Budget | None = None,
+        match: str = "any",
     ) -> SearchResult:
         """Run a query. With `partial`, the last word is still being typed and also matches its
         completions; `hit_terms=False` skips each hit's matched terms (about 10% faster);
         `allowed`: only these paper ids may match (filters); `budget`: its time and cancel event
-        (none: no time limit; the bounds on expansions always hold)."""
+        (none: no time limit; the bounds on expansions always hold); `match`: "all" lists only the
+        papers with every word of a query of plain words (see SearchResult.all_words)."""
         budget = budget or Budget(None)
         as_typed = shortened(text, budget)
         partial = partial and as_typed == text  # a cut query's last word is not being typed
@@ -85,7 +92,8 @@ class QueryRunner:
             attempts: list[SearchResult] = []  # the finished ones, in case the budget runs out
             try:
                 budget.check()
-                result = self._run(text, searched, typing, limit, hit_terms, allowed, budget, attempts)
+                how = _How(limit, hit_terms, match == "all")
+                result = self._run(text, searched, typing, how, allowed, budget, attempts)
             except SearchStopped as stopped:
                 budget.hint(stopped.hint)
                 result = attempts[-1] if attempts else SearchResult(text, (), 0)
@@ -99,8 +107,7 @@ class QueryRunner:
         text: str,
         searched: str,
         typing: str | None,
-        limit: int,
-        hit_terms: bool,
+        how: _How,
         allowed: Set[str] | None,
         budget: Budget,
         attempts: list[SearchResult],
@@ -110,15 +117,15 @@ class QueryRunner:
         # A word the index has never seen is most likely a typo: try the corrected query first.
         corrected = self._speller.correct(settled, budget)
         if corrected:
-            attempts.append(self._attempt(text, corrected, typing, limit, hit_terms, docs, budget, corrected=True))
+            attempts.append(self._attempt(text, corrected, typing, how, docs, budget, corrected=True))
             if attempts[-1].total:
                 return attempts[-1]
-        attempts.append(self._attempt(text, settled, typing, limit, hit_terms, docs, budget))
+        attempts.append(self._attempt(text, settled, typing, how, docs, budget))
         result = attempts[-1]
-        if result.total == 0:
+        if result.total == 0 and not result.any_words:  # (none with all the words is no typo)
             corrected = self._speller.correct(searched, budget)  # the word being typed too, now nothing matches
             if corrected:
-                retried = self._attempt(text, corrected, None, limit, hit_terms, docs, budget, corrected=True)
+                retried = self._attempt(text, corrected, None, how, docs, budget, corrected=True)
                 if retried.total:
                     return retried
         return result
@@ -128,26 +135,60 @@ class QueryRunner:
         text: str,
         base: str,
         typing: str | None,
-        limit: int,
-        hit_terms: bool,
+        how: _How,
         docs: set[int] | None,
         budget: Budget,
         corrected: bool = False,
     ) -> SearchResult:
         """Search base, plus the unfinished word `typing` matching its common completions; only
         papers in `docs` (docnums) may match, when given."""
-        query, notice = self._parser.parse(base + self._speller.completed(typing) if typing else base, budget)
-        hits, total, terms = self._execute(query, limit, hit_terms, docs, budget)
-        shown = (base + typing if typing else base) if corrected else None
-        return SearchResult(text, hits, total, shown, notice, terms)
+        typed = base + typing if typing else base
+        completed = base + self._speller.completed(typing) if typing else base
+        # The words are counted only when they are the query's own parts: not for AND, OR, NOT.
+        query, notice, clauses = self._parser.parse_words(completed, budget, words=not explicit_syntax(typed))
+        if clauses:
+            found = self._find(query, how.limit, how.hit_terms, docs, budget, clauses, how.all_words)
+        else:
+            found = _Found(*self._execute(query, how.limit, how.hit_terms, docs, budget))
+        if how.all_words and found.any_words and not found.total:
+            notice = "; ".join(
+                filter(None, [notice, f"no paper has every word; {found.any_words:,} have some (match:any)"])
+            )
+        return SearchResult(
+            text,
+            found.hits,
+            found.total,
+            typed if corrected else None,
+            notice,
+            found.terms,
+            all_words=found.all_words,
+            any_words=found.any_words,
+            match="all" if how.all_words and found.all_words is not None else "any",
+        )
 
     # -- running ------------------------------------------------------------------------------
 
     def _execute(
         self, query: wq.Query, limit: int, hit_terms: bool, allowed: set[int] | None, budget: Budget
     ) -> tuple[tuple[Hit, ...], int, tuple[str, ...]]:
+        """The query's top hits, how many match, and its terms."""
+        found = self._find(query, limit, hit_terms, allowed, budget)
+        return found.hits, found.total, found.terms
+
+    def _find(
+        self,
+        query: wq.Query,
+        limit: int,
+        hit_terms: bool,
+        allowed: set[int] | None,
+        budget: Budget,
+        clauses: Clauses | None = None,
+        all_words: bool = False,
+    ) -> _Found:
+        """The query's top hits and how many match; given its words (`clauses`), how many have
+        every word and how many any, and with `all_words` only the first are hits."""
         if query is wq.NullQuery:
-            return (), 0, ()
+            return _Found((), 0, ())
         terms = tuple(dict.fromkeys(_decode(t) for field, t in query.iter_all_terms() if field != "id"))
         ids = self._id_column
         if TermScorer.handles(query):
@@ -155,12 +196,19 @@ class QueryRunner:
             ranked = self._scorer.rank(query, budget.check)
             if allowed is not None:
                 ranked.scores = {doc: score for doc, score in ranked.scores.items() if doc in allowed}
+            with_any = with_all = None
+            if clauses:
+                budget.check()
+                every = self._scorer.with_every(query, ranked, clauses)
+                with_any, with_all = len(ranked.scores), len(every)
+                if all_words:
+                    ranked.scores = {doc: ranked.scores[doc] for doc in every}
             ranked_hits: list[Hit] = []
             for count, (doc, score) in enumerate(self._scorer.top(ranked, max(1, limit))):
                 if count % CHECK_EVERY == 0:
                     budget.check()
                 ranked_hits.append(Hit(_decode(ids[doc]), score, _matched(ranked.leaves, doc) if hit_terms else ()))
-            return tuple(ranked_hits), len(ranked.scores), terms
+            return _Found(tuple(ranked_hits), len(ranked.scores), terms, with_all, with_any)
         # Anything else (sloppy phrases, ...): Whoosh. limit=None, because its top-N collector skips
         # good papers in later segments, and with every match collected the count is exact too.
         collector = _BudgetCollector(self._searcher.collector(limit=None, terms=hit_terms), budget)
@@ -174,7 +222,7 @@ class QueryRunner:
             )
             for hit in results[: max(1, limit)]
         )
-        return hits, len(results), terms
+        return _Found(hits, len(results), terms)
 
     def similar(
         self, paper_id: str, text: str, limit: int, allowed: Set[str] | None = None, budget: Budget | None = None
@@ -209,6 +257,26 @@ class QueryRunner:
             self._last_ids = paper_ids
             self._last_docnums = {docnum_of[paper_id] for paper_id in paper_ids if paper_id in docnum_of}
         return self._last_docnums
+
+
+class _How(NamedTuple):
+    """How a query's matches are listed: how many, with their matched terms or not, only the
+    papers with all the words or any."""
+
+    limit: int
+    hit_terms: bool
+    all_words: bool
+
+
+class _Found(NamedTuple):
+    """What one query found: its top hits, how many matches, the query's terms, and for a query of
+    plain words how many matches have all its words and how many any (else None)."""
+
+    hits: tuple[Hit, ...]
+    total: int
+    terms: tuple[str, ...]
+    all_words: int | None = None
+    any_words: int | None = None
 
 
 class _BudgetCollector(collectors.WrappingCollector):

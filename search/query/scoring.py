@@ -23,16 +23,25 @@ from search.query.budget import CHECK_EVERY
 B = 0.75
 K1 = 1.2
 CACHED_TERMS = 4096
+CACHED_WORDS = 64
+"""Papers per word of a query (`with_every`): the words typed before stay while the next is typed."""
 
 
 class Ranked:
-    """A query's matches: score per docnum, and which leaf terms matched each."""
+    """A query's matches: score per docnum, which leaf terms matched each, and the papers each of
+    the query's top-level parts matched (for an Or or an And; else empty), in order."""
 
-    __slots__ = ("leaves", "scores")
+    __slots__ = ("leaves", "parts", "scores")
 
-    def __init__(self, scores: dict[int, float], leaves: list[tuple[str, str, dict[int, float]]]) -> None:
+    def __init__(
+        self,
+        scores: dict[int, float],
+        leaves: list[tuple[str, str, dict[int, float]]],
+        parts: list[dict[int, float]] | None = None,
+    ) -> None:
         self.scores = scores
         self.leaves = leaves
+        self.parts = parts or []
 
 
 class TermScorer:
@@ -44,6 +53,7 @@ class TermScorer:
         self._doc_count = reader.doc_count_all() or 1
         self._lengths: dict[tuple[int, str], list[int]] = {}
         self._cache: OrderedDict[tuple[str, str], dict[int, float]] = OrderedDict()
+        self._word_docs: OrderedDict[tuple[wq.Query, ...], frozenset[int]] = OrderedDict()
         self._check: Callable[[], None] = _unlimited
 
     @staticmethod
@@ -63,12 +73,33 @@ class TermScorer:
         """The query's scores; `check` is called between steps (a term, a segment's postings, a
         batch of phrase candidates) and may raise to stop (a search's budget)."""
         leaves: list[tuple[str, str, dict[int, float]]] = []
+        parts: list[dict[int, float]] = []
         self._check = check or _unlimited
         try:
-            scores, _ = self._evaluate(query, leaves)
+            scores, _ = self._evaluate(query, leaves, parts)
         finally:
             self._check = _unlimited
-        return Ranked(scores, leaves)
+        return Ranked(scores, leaves, parts)
+
+    def with_every(self, query: wq.Query, ranked: Ranked, clauses: tuple[tuple[int, ...], ...]) -> frozenset[int]:
+        """The papers among `ranked`'s that every clause matches: a clause is a word of the Or
+        `query`, the positions of the top-level parts it is made of (parse.Clauses)."""
+        matched = [self._clause_docs(query, ranked, clause) for clause in clauses]
+        matched.sort(key=len)  # the rarest word first: the intersection only gets smaller
+        return matched[0].intersection(*matched[1:], ranked.scores) if matched else frozenset()
+
+    def _clause_docs(self, query: wq.Query, ranked: Ranked, clause: tuple[int, ...]) -> frozenset[int]:
+        """The papers a word matches in any field, kept across queries (the same word comes back
+        on every keystroke after it)."""
+        key = tuple(query.subqueries[at] for at in clause)
+        docs = self._word_docs.get(key)
+        if docs is None:
+            docs = self._word_docs[key] = frozenset().union(*(ranked.parts[at] for at in clause))
+            if len(self._word_docs) > CACHED_WORDS:
+                self._word_docs.popitem(last=False)
+        else:
+            self._word_docs.move_to_end(key)
+        return docs
 
     def top(self, ranked: Ranked, limit: int) -> list[tuple[int, float]]:
         """The best `limit` (docnum, score), ties in index order as Whoosh breaks them."""
@@ -76,8 +107,11 @@ class TermScorer:
 
     # -- evaluation ---------------------------------------------------------------------------
 
-    def _evaluate(self, node: wq.Query, leaves: list) -> tuple[dict[int, float], Counter | None]:
-        """Scores per doc, and (for Ors and Ands) how many leaf terms matched each doc."""
+    def _evaluate(
+        self, node: wq.Query, leaves: list, top_parts: list[dict[int, float]] | None = None
+    ) -> tuple[dict[int, float], Counter | None]:
+        """Scores per doc, and (for Ors and Ands) how many leaf terms matched each doc; `top_parts`
+        receives an Or's or an And's children's scores, in order."""
         if node is wq.NullQuery:
             return {}, None
         if type(node) is wq.Term:
@@ -94,6 +128,8 @@ class TermScorer:
             excluded, _ = self._evaluate(node.b, [])
             return {doc: s for doc, s in scores.items() if doc not in excluded}, matched
         parts = [self._evaluate(child, leaves) for child in node.subqueries]
+        if top_parts is not None:
+            top_parts.extend(child_scores for child_scores, _ in parts)
         parts = [part for part in parts if part[0] or type(node) is wq.And]
         if type(node) is wq.And:
             common = set(parts[0][0]).intersection(*(p[0] for p in parts[1:])) if parts else set()

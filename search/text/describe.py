@@ -5,12 +5,15 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
 from urllib.parse import quote_plus
 
 from search.models import Bookmark, Link, Paper, Rendered
-from search.text.links import safe_link
+from search.text.links import field_urls, safe_link
 from search.text.markup import convert
-from search.text.names import detect_name
+from search.text.names import detect_name, title_name
 from search.text.sanitize import sanitize
 
 HEADLINE_CHARS = 110
@@ -35,8 +38,30 @@ class Description:
 
 def describe(paper: Paper) -> Description:
     rendered = convert(paper.abstract)
-    name = detect_name(rendered)
+    # A titled paper's name is its title's (or none): an abstract's acronyms are more often the
+    # field's (NMT, MCMC) than the paper's. The bundled abstracts keep theirs (from_abstract_list).
+    title = None if from_abstract_list(paper) else paper.title
+    name = title_name(title) if title else detect_name(rendered)
     return Description(paper, rendered, name, headline(paper, rendered.text, name), paper_links(paper, rendered, name))
+
+
+def from_abstract_list(paper: Paper) -> bool:
+    """Whether the paper is one of the bundled ICLR 2025 abstracts. That list has abstracts only:
+    its titles are facts added to it (search/corpus/bundled.py), and its papers keep the names their
+    abstracts introduce (each checked by reading it, tests/search/test_names.py), not the title's."""
+    return _in_bundled_folder(paper.source)
+
+
+@lru_cache(maxsize=64)
+def _in_bundled_folder(source: str) -> bool:
+    if not source.endswith(".txt"):  # the bundled files are paragraph lists; most sources are not
+        return False
+    return Path(source).resolve().parent == _bundled_folder()
+
+
+@lru_cache(maxsize=1)
+def _bundled_folder() -> Path:
+    return Path(str(resources.files("assets"))).resolve()
 
 
 def quick_headline(paper: Paper) -> str:
@@ -65,11 +90,13 @@ def cut(text: str, limit: int) -> str:
 
 
 def paper_links(paper: Paper, rendered: Rendered, name: str | None) -> tuple[Link, ...]:
-    """Links from the abstract, then the record's own, then web searches that always exist."""
+    """The record's code and project links, then the abstract's, then the record's paper page, PDF and
+    arXiv page, then web searches that always exist. The record's own code comes before a repository
+    the abstract mentions, so `y` and `o` (see `primary_link`) take the list's code link."""
     candidates = [
+        *(safe_link(_code_label(url), url, "code") for url in field_urls(paper.github)),
+        *(safe_link("project page", url, "project") for url in field_urls(paper.project)),
         *rendered.links,
-        safe_link("code", paper.github, "code"),
-        safe_link("project page", paper.project, "project"),
         safe_link(_page_label(paper.site), paper.site, "paper"),
         safe_link("PDF", paper.pdf, "pdf"),
         safe_link("arXiv page", f"{ARXIV}{paper.arxiv}" if paper.arxiv else None, "arxiv"),
@@ -91,6 +118,10 @@ def paper_links(paper: Paper, rendered: Rendered, name: str | None) -> tuple[Lin
             seen.add(link.url)
             links.append(link)
     return tuple(links)
+
+
+def _code_label(url: str) -> str:
+    return "Papers with Code" if "://paperswithcode.com/" in url.lower() else "code"
 
 
 def _page_label(url: str | None) -> str:

@@ -141,6 +141,45 @@ GENERIC_ACRONYMS = frozenset(
 )
 
 
+_TITLE_PREFIX = re.compile(r"\s*([^:]{2,60}?)\s*(?::|\s[-\u2013\u2014]\s)")
+"""What comes before a title's colon ("BitStack: ...", "BOCK : ...", "G-LBM:Generative") or spaced dash."""
+_AFTER_SENTENCE = re.compile(r"[?!.]\s+")
+_TITLE_ACRONYM = re.compile(r"\(\s*([^\s()]{2,20})\s*\)")
+TITLE_CHARS = 500
+"""Where a title's acronyms are looked for: real titles are shorter, and a list may hold anything."""
+_NOT_NAMES = frozenset(
+    {
+        "position",
+        "survey",
+        "review",
+        "tutorial",
+        "overview",
+        "perspective",
+        "perspectives",
+        "editorial",
+        "erratum",
+        "corrigendum",
+        "correction",
+        "retraction",
+        "comment",
+        "commentary",
+        "note",
+        "notes",
+        "keynote",
+        "invited",
+        "abstract",
+        "introduction",
+        "discussion",
+    }
+)
+"""One-word title prefixes that say what kind of paper it is ("Position: ..."), not what it is called."""
+_NOT_NAME_STARTS = frozenset(
+    {"a", "an", "the", "on", "of", "in", "for", "to", "towards", "toward", "beyond", "from", "with", "via"}
+    | {"what", "when", "why", "how", "do", "does", "is", "are", "can"}
+)
+"""Words a two- or three-word prefix does not start with when it is a name ("Beyond Worst-case: ...")."""
+
+
 def detect_name(rendered: Rendered) -> str | None:
     """The method/system name an abstract introduces, or None when it introduces none."""
     text = rendered.text
@@ -170,6 +209,59 @@ def detect_name(rendered: Rendered) -> str | None:
     if scores[best] < 4:
         return None
     return forms[best].most_common(1)[0][0]
+
+
+def title_name(title: str) -> str | None:
+    """The name a title gives its paper, spelt as the title spells it, or None (most titles).
+
+    One word before the colon ("BitStack: Any-Size Compression...", "PointNet++: ...", "E²-RAG: ...");
+    a short title-case phrase there with a name in it ("Parallel WaveNet: ...", "Riemannian SVRG:
+    ..."); or an acronym the title defines ("Union of Intersections (UoI) for ..."). A name-like word
+    elsewhere in a title is most often an existing method the paper uses (R-CNN, ADMM, MCMC), so it
+    is not taken, whatever the abstract says."""
+    prefix = _TITLE_PREFIX.match(title)
+    if prefix:
+        # "How Can I See My Future? FvTraj: Using ...": the name follows the opening question.
+        words = _AFTER_SENTENCE.split(prefix.group(1))[-1].split()
+        if len(words) == 1 and _is_prefix_word_name(words[0]):
+            return words[0]
+        if 2 <= len(words) <= 3 and _is_name_phrase(words, title):
+            return " ".join(words)
+    return _defined_in_title(title)
+
+
+def _is_prefix_word_name(word: str) -> bool:
+    """One word before a title's colon names the paper (PointNet++, Firebolt, mixup), unless it is a
+    kind of paper ("Position:") or a field's common acronym ("LLM:")."""
+    return any(ch.isalpha() for ch in word) and word.casefold() not in _NOT_NAMES and not _generic(word)
+
+
+def _is_name_phrase(words: list[str], title: str) -> bool:
+    """ "Parallel WaveNet", "Riemannian SVRG", "LevelSet R-CNN": capitalised words, one of them a
+    name by its own capitals (not only a compound's, as in "Byzantine-Robust Distributed Learning"),
+    not opening like a sentence ("Improving KernelSHAP", "Beyond the Nav-Graph"). In a title in
+    capitals every word looks like a name, so none is taken there."""
+    if title.isupper() or words[0].casefold() in _NOT_NAME_STARTS or words[0].lower().endswith("ing"):
+        return False
+    if not all(word[:1].isupper() or word[:1].isdigit() for word in words):
+        return False
+    return any(_is_name_like(part) for word in words for part in word.split("-"))
+
+
+def _defined_in_title(title: str) -> str | None:
+    """An acronym in parentheses that abbreviates the words before it: "Shifted Exponential Linear
+    Units (ShELUs)", not "Metadata Conditioning (NOT) Work" or "SE(3)"."""
+    for match in _TITLE_ACRONYM.finditer(title, 0, TITLE_CHARS):
+        acronym = match.group(1)
+        before = title[: match.start()].split()[-6:]
+        initials = {word[0].casefold() for word in before}
+        if _is_name_like(acronym) and acronym[0].casefold() in initials:
+            return acronym
+    return None
+
+
+def _generic(word: str) -> bool:
+    return _key(word) in GENERIC_ACRONYMS
 
 
 def _is_name_like(token: str) -> bool:

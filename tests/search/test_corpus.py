@@ -218,3 +218,21 @@ def test_a_100_mb_corpus_is_refused_with_its_size_without_reading_it(tmp_path, m
     monkeypatch.setattr(type(path), "read_bytes", never)
     with pytest.raises(CorpusError, match=r"105 MB is larger than the 64 MiB limit"):
         load_corpus([path])
+
+
+def test_a_code_link_survives_a_code_key_and_merging_lists(tmp_path):
+    """A list may call the field "code"; the same paper in another list without one keeps the link."""
+    from search.text.describe import describe
+
+    markdown = "[![github](/images/github_icon.svg) x/foonet](https://github.com/x/foonet)"
+    first = write(tmp_path, "a.json", json.dumps([{"id": "a1", "title": "FooNet", "abstract": ABSTRACT_A * 3}]))
+    second = write(
+        tmp_path,
+        "b.json",
+        json.dumps([{"id": "b1", "title": "FooNet", "abstract": ABSTRACT_A * 3, "github": markdown}]),
+    )
+    coded = write(tmp_path, "c.json", json.dumps([{"id": "c1", "abstract": ABSTRACT_B, "code": "github.com/x/bar"}]))
+    merged, other = load_corpus([first, second, coded]).papers
+    assert merged.id == "a1" and describe(merged).has_code
+    assert [link.url for link in describe(merged).links if link.kind == "code"] == ["https://github.com/x/foonet"]
+    assert [link.url for link in describe(other).links if link.kind == "code"] == ["https://github.com/x/bar"]

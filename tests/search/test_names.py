@@ -85,3 +85,70 @@ def test_title_is_the_headline_when_the_corpus_has_one():
 
     paper = Paper(id="x", abstract="We propose FooNet, a thing. More.", title="FooNet: A Thing")
     assert describe(paper).headline == "FooNet: A Thing"
+
+
+# -- titled papers: the name is the title's, or there is none --------------------------------------
+
+ABSTRACT_WITH_FIELD_ACRONYMS = (
+    "Neural machine translation (NMT) is widely used. We propose a new decoder for NMT that adapts "
+    "its beam, and show NMT gains on four language pairs."
+)
+
+
+@pytest.mark.parametrize(
+    "title, name",
+    [
+        ("BitStack: Any-Size Compression of Large Language Models", "BitStack"),
+        ("E²-RAG: Towards Editable Efficient RAG by Editing Compressed KV Caches", "E²-RAG"),
+        ("PointNet++: Deep Hierarchical Feature Learning on Point Sets", "PointNet++"),
+        ("BOCK : Bayesian Optimization with Cylindrical Kernels", "BOCK"),
+        ("Firebolt: Weak Supervision Under Weaker Assumptions", "Firebolt"),
+        ("Parallel WaveNet: Fast High-Fidelity Speech Synthesis", "Parallel WaveNet"),
+        ("Triangle Matters! TopDyG: Topology-aware Transformer for Link Prediction", "TopDyG"),
+        ("Union of Intersections (UoI) for Interpretable Data Driven Discovery and Prediction", "UoI"),
+        ("Position: Graph Learning Will Lose Relevance Due To Poor Benchmarks", None),
+        ("Improving KernelSHAP: Practical Shapley Value Estimation Using Linear Regression", None),
+        ("Beyond Worst-case: A Probabilistic Analysis of Affine Policies", None),
+        ("Byzantine-Robust Distributed Learning: Towards Optimal Statistical Rates", None),
+        ("COLD FUSION: TRAINING SEQ2SEQ MODELS TOGETHER WITH LANGUAGE MODELS", None),
+        ("When Does Metadata Conditioning (NOT) Work for Language Model Pre-Training?", None),
+        ("Boundary-preserving Mask R-CNN", None),  # an existing method the paper builds on
+        ("Deep Reinforcement Learning That Matters", None),
+    ],
+)
+def test_a_titled_papers_name_comes_from_its_title(title, name):
+    from search.models import Paper
+
+    paper = Paper(id="x", abstract=ABSTRACT_WITH_FIELD_ACRONYMS, title=title, source="/lists/papers.json")
+    assert describe(paper).name == name
+
+
+def test_an_acronym_the_abstract_repeats_is_not_a_titled_papers_name():
+    """The issue's case: "Name: NMT" on a paper whose title says no such thing."""
+    from search.models import Paper
+
+    untitled = Paper(id="x", abstract=ABSTRACT_WITH_FIELD_ACRONYMS)
+    titled = replace(untitled, title="Adaptive Beams for Translation", source="/lists/papers.json")
+    assert describe(untitled).name == "NMT"  # an abstract alone is all an untitled paper has
+    assert describe(titled).name is None
+    assert describe(titled).headline == "Adaptive Beams for Translation"
+
+
+def test_the_same_bundled_paper_in_another_list_is_named_from_its_title():
+    """The bundled list keeps its abstracts' names (test_detected_name); the same paper with the
+    same title in a list of titled records gets the title's."""
+    papers = {describe(p).name: p for p in load_corpus().papers}
+    elsewhere = {name: replace(paper, source="/lists/iclr2025.json") for name, paper in papers.items()}
+    assert describe(elsewhere["BitStack"]).name == "BitStack"
+    assert describe(elsewhere["PORTLLM"]).name == "PortLLM"  # as the title spells it
+    assert describe(elsewhere["TRGNN"]).name is None  # "Learning to Select Nodes in Branch and Bound ..."
+
+
+@pytest.mark.corpora
+def test_no_real_titled_papers_name_is_missing_from_its_title(real_corpora):
+    engine = real_corpora.engine
+    titled = [paper for paper in engine.papers if paper.title]
+    named = {paper.id: engine.describe(paper.id).name for paper in titled}
+    assert len(titled) > 10_000
+    assert not [(name, paper.title) for paper in titled if (name := named[paper.id]) and name not in paper.title]
+    assert sum(name is not None for name in named.values()) > 1_000  # most "Name: X:" titles still have one

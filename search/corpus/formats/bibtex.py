@@ -52,7 +52,7 @@ def _paper(key: str, fields: dict[str, str], path: Path, venue_default: str | No
         year=paper_year,
         site=site,
         pdf=common.text(fields.get("pdf")),
-        github=common.text(fields.get("github") or fields.get("code")),
+        github=common.addresses(fields.get("github") or fields.get("code")),
         arxiv=_arxiv(fields, site),
         source=str(path),
     )

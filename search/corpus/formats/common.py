@@ -1,8 +1,9 @@
 """What every corpus format shares: the error type and turning loose field values into Paper fields.
 
 This is where text from a corpus file enters: every string field of a Paper is built through
-`text`, `names`, `title`, `from_latex` or `abstract` here, which sanitise it (no escape sequences,
-control characters or lone surrogates), and every message naming the file shows it with `shown`."""
+`text`, `names`, `title`, `from_latex`, `addresses` or `abstract` here, which sanitise it (no
+escape sequences, control characters or lone surrogates), and every message naming the file shows
+it with `shown`."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Any
 
 from search.errors import CorpusError
 from search.models import Paper
+from search.text.links import field_urls
 from search.text.sanitize import sanitize, sanitize_line
 from search.untrusted import shown
 
@@ -21,6 +23,10 @@ _VENUE_NAMES = {"nips": "NeurIPS", "neurips": "NeurIPS", "colm": "COLM", "www": 
 _VENUE_YEAR = re.compile(r"\b([A-Za-z]{2,12})[\s_\-']*((?:19|20)\d\d)\b")
 _FILENAME_VENUE = re.compile(r"^([A-Za-z]{2,12})[_\-]?((?:19|20)\d\d)")
 STATUSES = ("oral", "spotlight", "poster")
+"""The presentation kinds a longer decision, venue or track names ("Accept (Oral)", "ICLR 2025
+Spotlight"). They are not the only statuses: any other ("Reject", "Workshop", "Withdraw") is taken
+from the data as it is (see `status_key`)."""
+_NOT_IN_KEY = re.compile(r"[\W_]+")
 
 
 def collect(path: Path, candidates: Iterable[Paper | None], what: str, venue_default: str | None, skipped: int = 0):
@@ -102,6 +108,12 @@ def text(value: Any) -> str | None:
     return value or None
 
 
+def addresses(value: Any) -> str | None:
+    """The addresses in a link field (github, code, project), separated by spaces, or None: however
+    the list wrote them (Markdown links, several URLs, no scheme; see `field_urls`)."""
+    return " ".join(field_urls(text(value))) or None
+
+
 def year(value: Any) -> int | None:
     try:
         number = int(str(value).strip())
@@ -130,6 +142,20 @@ def status_of(*values: str | None) -> str | None:
             if status in lowered:
                 return status
     return None
+
+
+def status_key(status: str | None, track: str | None = None) -> str | None:
+    """The status a paper has for `status:` filters, lower-case: the presentation kind its status
+    or track names (oral, spotlight, poster), else its status itself normalised ("Reject" -> reject,
+    "Desk Reject" -> desk-reject); None when it has none."""
+    return status_of(status, track) or normalised_status(status)
+
+
+def normalised_status(value: str | None) -> str | None:
+    """A status as `status:` reads it, from the data or as typed: case-folded, every run of spaces
+    and punctuation one hyphen, so that it can be typed without quotes."""
+    key = _NOT_IN_KEY.sub("-", (value or "").casefold()).strip("-")
+    return key or None
 
 
 def venue_with_year(venue: str | None, paper_year: int | None) -> str | None:

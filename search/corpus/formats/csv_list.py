@@ -97,7 +97,7 @@ def _paper(row: list[str], columns: dict[str, int], path: Path, venue_default: s
         or (f"https://doi.org/{doi}" if doi else None)
         or (f"https://arxiv.org/abs/{arxiv}" if arxiv else None),
         pdf=get("pdf"),
-        github=get("github"),
+        github=common.addresses(get("github")),
         arxiv=common.arxiv_id(arxiv) or common.arxiv_id(get("site")) or common.arxiv_id(get("pdf")),
         source=str(path),
     )

@@ -36,8 +36,8 @@ def paper_from_note(note: dict[str, Any], path: Path, venue_default: str | None)
     venue = _venue(venue_text) or venue_default
     paper_year = common.year_of(venue)
     pdf = common.text(field("pdf"))
-    code = " ".join(common.text(field(name)) or "" for name in ("code", "github", "abstract"))
-    github = _GITHUB.search(code)
+    in_abstract = _GITHUB.search(abstract)  # a note without a code field often names its repository here
+    github = common.addresses(field("code")) or common.addresses(field("github"))
     return Paper(
         id=forum or common.stable_id(abstract),
         abstract=abstract,
@@ -49,7 +49,7 @@ def paper_from_note(note: dict[str, Any], path: Path, venue_default: str | None)
         year=paper_year,
         site=FORUM + forum if forum else None,
         pdf=f"https://openreview.net{pdf}" if pdf and pdf.startswith("/") else pdf,
-        github=github.group().rstrip(".,;") if github else None,
+        github=github or (in_abstract.group().rstrip(".,;") if in_abstract else None),
         arxiv=common.arxiv_id(field("arxiv")) or common.arxiv_id(field("html")),
         source=str(path),
     )

@@ -50,8 +50,8 @@ def paper_from_record(record: dict[str, Any], path: Path, venue_default: str | N
         year=paper_year,
         site=site,
         pdf=pdf,
-        github=common.text(record.get("github")),
-        project=common.text(record.get("project")),
+        github=common.addresses(record.get("github") or record.get("code")),
+        project=common.addresses(record.get("project")),
         arxiv=_arxiv(record, site, pdf),
         source=str(path),
     )
