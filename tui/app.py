@@ -1,14 +1,20 @@
-"""ReaderApp: wiring only. The main screen does the work; engine and store come in through the constructor."""
+"""ReaderApp: wiring only. The main screen does the work; engine, store and preferences come in through
+the constructor."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
+from typing import Any
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from search import SearchEngine, UserStore
+from search import ReaderError, SearchEngine, UserStore
+from tui.preferences import Preferences
+from tui.preferences import load as load_preferences
+from tui.preferences import save as save_preferences
 from tui.screens.dialogs import UNSAVED_AT_QUIT, Editor
 from tui.screens.main import MainScreen
 from tui.screens.paper_actions import PaperActions
@@ -30,16 +36,30 @@ class ReaderApp(App[int]):
         store: UserStore | None = None,
         query: str | None = None,
         store_problem: str | None = None,
+        preferences: Preferences | None = None,
     ) -> None:
+        """`preferences`: None reads them from config.toml (tests pass their own)."""
         super().__init__()
         self.engine = engine
         self.store = store
         self.store_access = StoreAccess(store, store_problem)
         """The store, or why bookmarks are unavailable (told when the user tries to use them)."""
         self.initial_query = query
+        self._preferences_notice: str | None = None
+        if preferences is None:
+            loaded = load_preferences(themes=self.available_themes)
+            preferences, self._preferences_notice = loaded.preferences, loaded.notice
+        self.preferences = preferences
+        """What the user set (theme, split, sort, match, list only); change it with update_preferences."""
 
     def on_mount(self) -> None:
-        self.push_screen(MainScreen(self.engine, self.store_access, self.initial_query))
+        if self.preferences.theme in self.available_themes:
+            self.theme = self.preferences.theme
+        self.push_screen(
+            MainScreen(self.engine, self.store_access, self.initial_query, self.preferences, self.update_preferences)
+        )
+        if self._preferences_notice:
+            self.notify(self._preferences_notice, title="Preferences", severity="warning", timeout=15, markup=False)
         if self.store_access.problem:
             self.notify(
                 self.store_access.problem, title="Bookmarks unavailable", severity="error", timeout=10, markup=False
@@ -48,6 +68,22 @@ class ReaderApp(App[int]):
             self.notify(self.store.notice, title="Bookmarks", severity="warning", timeout=15, markup=False)
         for problem in self.engine.corpus.problems:
             self.notify(f"Left out: {problem}", title="List not loaded", severity="warning", timeout=15, markup=False)
+
+    def update_preferences(self, **changes: Any) -> None:
+        """Change preferences (keyword arguments named as Preferences' fields) and save them for the
+        next start. A failure to save is a notice, never an error: the change holds until quitting."""
+        changed = replace(self.preferences, **changes)
+        if changed == self.preferences:
+            return
+        self.preferences = changed
+        try:
+            save_preferences(changed, themes=self.available_themes)
+        except ReaderError as problem:
+            self.notify(str(problem), title="Preferences not saved", severity="warning", timeout=10, markup=False)
+
+    def watch_theme(self, theme: str) -> None:
+        """A theme picked in the palette (ctrl+p, Theme) is the theme of the next start too."""
+        self.update_preferences(theme=theme)
 
     async def action_quit(self) -> None:
         """Quit, unless a note or tags dialog holds writing not saved yet: then the first ctrl+q warns."""
@@ -63,7 +99,16 @@ class ReaderApp(App[int]):
             self.push_screen(HelpScreen())
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        # The palette reads titles and descriptions as markup: "[headline](url)" would lose "[headline]".
+        for command in self._system_commands(screen):
+            yield command._replace(title=_literal(command.title), help=_literal(command.help))
+
+    def _system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        for command in super().get_system_commands(screen):
+            if command.title == "Keys":  # Textual's key panel, which lists OptionList and Input internals
+                yield SystemCommand("Keys", "Show the app's keys (?)", self.action_help)
+            else:
+                yield command
         if isinstance(screen, MainScreen):
             yield SystemCommand("Search", "Focus the search box (/)", screen.action_focus_search)
             yield SystemCommand("Open paper", "Open the selected paper in the reader (enter)", screen.action_open_paper)
@@ -80,6 +125,28 @@ class ReaderApp(App[int]):
             yield SystemCommand(
                 "Get a list…", "Download a conference list into your library (ctrl+g)", screen.action_get_list
             )
+            yield SystemCommand(
+                "List only",
+                "The result list alone across the width, or beside the reader (z)",
+                screen.action_toggle_list_only,
+            )
+            yield SystemCommand("Wider list", "Give the result list more of the width (])", screen.action_wider_list)
+            yield SystemCommand("Narrower list", "Give the reader more of the width ([)", screen.action_narrower_list)
+            for sort, meaning in (("relevance", "best match first"), ("name", "by name"), ("order", "in corpus order")):
+                yield SystemCommand(
+                    f"Default order: {sort}",
+                    f"Results {meaning} unless the query says sort: (saved for the next start)",
+                    lambda sort=sort: screen.set_defaults(sort=sort),
+                )
+            for match, meaning in (
+                ("any", "papers with any of the words, ranked"),
+                ("all", "only papers with every word"),
+            ):
+                yield SystemCommand(
+                    f"Default match: {match} words",
+                    f"Queries find {meaning} unless they say match: (saved for the next start)",
+                    lambda match=match: screen.set_defaults(match=match),
+                )
             for name, query in self._saved_searches():
                 yield SystemCommand(f"Saved search: {name}", query, lambda query=query: screen.run_saved_search(query))
         if isinstance(screen, PaperActions):
@@ -105,6 +172,12 @@ class ReaderApp(App[int]):
     def _saved_searches(self) -> list[tuple[str, str]]:
         _ok, saved = self.store_access.call(self, lambda store: store.saved_searches(), quiet=True)
         return saved or []
+
+
+def _literal(text: str) -> str:
+    """Text shown as it is where Textual reads markup: every "[" escaped (textual.markup.escape
+    leaves some, such as "[A]" and "[$x]")."""
+    return text.replace("[", "\\[")
 
 
 def run_app(engine: SearchEngine, query: str | None = None) -> int:

@@ -9,6 +9,26 @@ from textual.app import App
 
 SYSTEM = "system clipboard"
 TERMINAL = "terminal clipboard (OSC 52)"
+SHORT_URL_CHARS = 28
+"""A link in a notice is cut to this many characters, so "Copied <link>" fits on one line of a
+toast in an 80-column terminal (36 columns); a whole link (a search URL has 150 characters) filled
+it for four lines and covered the reader."""
+
+
+def short_url(url: str, limit: int | None = SHORT_URL_CHARS) -> str:
+    """The link as a notice names it: without https:// and www., cut with … past `limit` characters
+    (openreview.net/forum?id=gjR…); whole with `limit=None`."""
+    for scheme in ("https://", "http://"):
+        if url.startswith(scheme):
+            url = url[len(scheme) :]
+            break
+    url = url.removeprefix("www.")
+    return url if limit is None or len(url) <= limit else url[: limit - 1] + "…"
+
+
+def copied_notice(what: str, method: str) -> str:
+    """What was copied, and where to: "Copied openreview.net/forum?id=… via OSC 52"."""
+    return f"Copied {what} via OSC 52" if method == TERMINAL else f"Copied {what} to the clipboard"
 
 
 def copy_text(app: App, text: str) -> str:

@@ -1,22 +1,36 @@
-"""Every key binding, described once: the help screen and the README key table are built from this."""
+"""Every key binding and the query language, described once: the help screen shows both, and the
+README key table is built from KEYS."""
 
 from __future__ import annotations
 
 KEYS: list[tuple[str, str, str]] = [
     ("Anywhere", "/  ctrl+f", "Focus the search box"),
-    ("Anywhere", "?  f1", "Show this help"),
+    ("Anywhere", "?  f1", "Show this help: the keys and the query language"),
     ("Anywhere", "ctrl+p", "Command palette (search, open, theme, help, quit, ...)"),
     ("Anywhere", "tab  shift+tab", "Next / previous pane"),
     ("Anywhere", "q", "Quit (not while typing in the search box)"),
     ("Anywhere", "ctrl+q", "Quit"),
     ("Search box", "enter", "Go to the results"),
-    ("Search box", "up  down", "Recall earlier queries of this session; down past the newest goes to the results"),
+    (
+        "Search box",
+        "up  down",
+        "Recall this session's queries (those you paused on or left the box with); down past the newest goes to the results",
+    ),
     ("Search box", "esc", "Clear the query"),
+    (
+        "Search box",
+        "ctrl+b  ctrl+y  ctrl+r",
+        "Bookmark, copy the link of, or find papers related to the highlighted result",
+    ),
+    ("Search box", "ctrl+o  ctrl+n", "Open the highlighted result's link, edit its note"),
     ("Results", "j  k  up  down", "Move the selection"),
     ("Results", "g  G  home  end", "First / last result"),
     ("Results", "pageup  pagedown", "Move a page"),
     ("Results", "enter  l", "Open the paper in the reader"),
     ("Results", "esc", "Back to the search box"),
+    ("Results", "a", "Only the papers with every word of the query (match:all), or all matches again"),
+    ("Results", "[  ]", "Narrow / widen the list (or drag the bar between the panes); remembered"),
+    ("Results", "z", "The list alone across the whole width, or beside the reader again; remembered"),
     ("Reader", "j  k  up  down", "Scroll"),
     ("Reader", "space  shift+space", "Page down / up"),
     ("Reader", "pageup  pagedown", "Page up / down"),
@@ -39,7 +53,7 @@ KEYS: list[tuple[str, str, str]] = [
     (
         "Anywhere",
         "ctrl+t",
-        "Filters and sort: has:code, is:bookmarked, is:unread, status:oral/spotlight/poster, sort:...",
+        "Filters and sort: has:code, is:bookmarked, is:unread, the statuses the lists use, match:all, sort:...",
     ),
     ("Anywhere", "ctrl+s", "Save the current search with a name"),
     ("Anywhere", "S", "Saved searches: 1-9 or enter runs one, d deletes (not while typing)"),
@@ -48,12 +62,52 @@ KEYS: list[tuple[str, str, str]] = [
     ("Bookmarks", "/", "Filter the bookmarks"),
     ("Bookmarks", "enter  l", "Open the paper (or its saved copy)"),
     ("Bookmarks", "d  delete", "Remove the bookmark (u brings it back, with its note and tags)"),
-    ("Bookmarks", "j  k", "Move the selection"),
+    ("Bookmarks", "j  k  up  down", "Move the selection"),
+    ("Bookmarks", "g  G  home  end", "First / last bookmark"),
     ("Bookmarks", "esc  B", "Back to the papers"),
+    ("Help", "up  down  pageup  pagedown", "Scroll the help (type to filter it, esc closes it)"),
     ("Dialogs", "ctrl+s  enter  esc", "Save the note / save tags / cancel (with unsaved changes: esc twice)"),
     ("Dialogs", "1  2  3  4  5  6  7  8  9", "Choose a link in the link picker"),
     ("Mouse", "click  wheel", "Select a result, scroll any pane"),
 ]
+
+QUERY_SYNTAX: list[tuple[str, str, str]] = [
+    (
+        "Words",
+        "kv cache",
+        "Papers with any of the words, those with more of them first (compressing finds compression)",
+    ),
+    (
+        "Words",
+        "wasserstien",
+        "A word no paper has is taken as a typo: the results for wasserstein, and a note saying so",
+    ),
+    ("Words", '"exact phrase"', "The words together, in this order"),
+    ("Words", '"kv cache"~3', "The words at most 3 positions apart"),
+    ("Words", "compress*", "Words starting with compress (its most frequent ones)"),
+    ("Words", "gr?ph", "? is any one letter, * any number of letters"),
+    ("Words", "transformr~", "Fuzzy: words one edit away; ~2 allows two edits (the most)"),
+    ("Words", "[graph TO graz]", "Words in that alphabetical range"),
+    ("Words", "match:all", "Only papers with every word (match:any: any of them, ranked)"),
+    ("Fields", "title:graph", "The word in the title only; also name: (the method's name), abstract: (or text:)"),
+    ("Fields", "author:zhang", "An author (also authors:, by:); keywords: (or keyword:, kw:) the list's keywords"),
+    ("Fields", 'title:"kv cache"', "A phrase in one field"),
+    ("Logic", "graph AND neural", "Both words (AND, OR, NOT in capitals)"),
+    ("Logic", "gan OR vae", "Either word (what plain words mean)"),
+    ("Logic", "graph NOT neural", "The first word without the second (-neural is not a negation: use NOT)"),
+    ("Logic", "(gan OR vae) AND image", "Parentheses group"),
+    ("Filters", "list:NAME", "Papers from that list (ctrl+l picks one); list:a list:b: from either"),
+    ("Filters", "venue:WORD", "Papers whose venue contains the word (venue:neurips, venue:2018)"),
+    ("Filters", "status:oral", "Papers with that status, when the list says (spotlight, poster, reject, ...)"),
+    ("Filters", "has:code", "Papers with a code link"),
+    ("Filters", "is:bookmarked", "Your bookmarks; is:unread and is:read: papers you have not opened, or have"),
+    ("Filters", "-has:code", "A leading - negates a filter (-list:NAME, -status:poster, -is:bookmarked)"),
+    ("Filters", 'list:"my papers"', 'A value with spaces goes in double quotes (\\" and \\\\ inside)'),
+    ("Order", "sort:name", "By name or title; sort:order: corpus order; sort:relevance: the default"),
+    ("Order", "related:ID", "The papers most like that one, instead of a word search (r writes it)"),
+]
+"""The query language, as the help screen lists it: (group, what to type, what it finds). The truth
+is search/query/parse.py (words, fields, logic) and search/query/facets.py (filters)."""
 
 
 def markdown_table() -> str:

@@ -41,6 +41,8 @@ class SearchFinished(Message):
     """Said even when the result is outdated: the index was found damaged and rebuilt meanwhile."""
     cancelled: bool = False
     """The search was cancelled part-way: its result is never shown, only the index notice."""
+    more: bool = False
+    """Every match of a query already shown (its first page listed): they extend the list."""
 
 
 @dataclass

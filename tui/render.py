@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from rich.style import Style
 from rich.text import Text
 
-from search import Description, Link, Paper, Rendered, term_ranges
+from search import Bookmark, Description, Link, Paper, Rendered, shown, term_ranges
 
 SPAN_STYLES = {
     "bold": Style(bold=True),
@@ -66,11 +66,11 @@ def abstract_text(description: Description, terms: Iterable[str] = ()) -> Text:
     return Text.assemble(*parts)
 
 
-def headline_text(name: str | None, headline: str, terms: Iterable[str] = ()) -> Text:
+def headline_text(name: str | None, headline: str, terms: Iterable[str] = (), name_style: Style = NAME_STYLE) -> Text:
     """A result-list headline with the method name highlighted."""
     text = Text(headline, no_wrap=True, overflow="ellipsis")
     if name and headline.startswith(name):
-        text.stylize(NAME_STYLE, 0, len(name))
+        text.stylize(name_style, 0, len(name))
     for start, end in term_ranges(headline, terms):
         text.stylize(Style(underline=True, bold=True), start, end)
     return text
@@ -162,3 +162,25 @@ def _heading(paper: Paper, name: str | None, limit: int | None) -> Text:
 
 def _clip(value: str, limit: int | None) -> str:
     return value if limit is None or len(value) <= limit else value[: limit - 1] + "…"
+
+
+NOTE_LINES = 6
+"""The reader shows this many lines of a note (n opens all of it)."""
+
+
+def bookmark_text(bookmark: Bookmark) -> Text:
+    """The reader's bookmark lines: "★ Bookmarked · tags: a, b", the note's first lines, and the keys
+    that edit them."""
+    out = Text()
+    out.append("★ Bookmarked", style="bold yellow")
+    if bookmark.tags:
+        out.append("  ·  tags: ", style="dim")
+        out.append(", ".join(map(shown, bookmark.tags)), style="bold")
+    if bookmark.note:
+        lines = [shown(line) for line in bookmark.note.splitlines()] or [""]
+        out.append("\nNote: ", style="dim")
+        out.append("\n      ".join(lines[:NOTE_LINES]))
+        if len(lines) > NOTE_LINES:
+            out.append(f"\n      … {len(lines) - NOTE_LINES} more lines (n shows the whole note)", style="dim")
+    out.append("\nn note · t tags · b remove", style="dim")
+    return out

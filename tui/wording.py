@@ -16,9 +16,14 @@ MAX_NAMED_LISTS = 3
 """The header names this many lists at most; beyond that it counts them (ctrl+l names them all)."""
 
 
+_PLURALS = {"match": "matches"}
+"""Words whose plural is not the word plus "s"."""
+
+
 def counted(count: int, noun: str) -> str:
-    """ "1 paper", "10,750 papers"."""
-    return f"{count:,} {noun}{'s' if count != 1 else ''}"
+    """ "1 paper", "10,750 papers", "2 matches": the count with thousands separators and the word in
+    the number it needs (the app and the command line both say it so)."""
+    return f"{count:,} {noun if count == 1 else _PLURALS.get(noun, noun + 's')}"
 
 
 def lists_label(names: Sequence[str]) -> str:
@@ -37,34 +42,54 @@ def related_paper(result: SearchResult) -> str | None:
 
 
 def result_title(lists: Sequence[str], result: SearchResult, related_headline: str | None = None) -> str:
-    """The header over search results: "iclr2025 · 12 matches for “kv cache” (top 200)", or for a
-    `related:` query whose paper is loaded (`related_headline`), "iclr2025 · 40 papers related to “…”"."""
+    """The header over search results: "iclr2025 · 12 matches for “kv cache”"; for words that not
+    every match has, "iclr2018 · “graph neural network”: 312 with all words · 4,863 with any" (with
+    match:all, "312 with all words (of 4,863 with any)"); for a `related:` query whose paper is
+    loaded (`related_headline`), "iclr2025 · 40 papers related to “…”"."""
     if related_headline is not None:
-        what = f"{result.total:,} papers related to “{shown(related_headline)}”"
+        what = f"{counted(result.total, 'paper')} related to “{shown(related_headline)}”"
+    elif result.all_words is not None and result.any_words is not None and result.any_words > result.all_words:
+        query = shown(result.corrected or result.query)
+        if result.match == "all":
+            what = f"“{query}”: {result.all_words:,} with all words (of {result.any_words:,} with any)"
+        else:
+            what = f"“{query}”: {result.all_words:,} with all words · {result.any_words:,} with any"
     else:
-        listed = len(result.hits)
-        more = f" (top {listed:,})" if result.total > listed else ""
         noun = "match" if result.total == 1 else "matches"
-        what = f"{result.total:,} {noun} for “{shown(result.corrected or result.query)}”{more}"
+        what = f"{result.total:,} {noun} for “{shown(result.corrected or result.query)}”"
     return f"{lists_label(lists)} · {what}"
 
 
 def result_status(result: SearchResult) -> str:
-    """The status line under the search box for a result: a correction, an empty result's advice, a
-    syntax hint, or nothing."""
+    """The status line under the search box for a result: a correction, an empty result's advice
+    (the engine's own reason first: a list not loaded, a field no list has, a value no paper has),
+    a syntax hint, or nothing."""
     query = shown(result.query)
+    notice = f" {shown(result.notice)}." if result.notice else ""
     if result.corrected:
-        return f"No matches for “{query}”. Did you mean “{shown(result.corrected)}”? Showing those results."
+        return f"No matches for “{query}”. Did you mean “{shown(result.corrected)}”? Showing those results.{notice}"
     if not result.hits:
+        if result.notice:
+            return f"Nothing matches “{query}”:{notice}"
         return f"Nothing matches “{query}”. Try fewer or other words, a prefix like graph*, or fuzzy~."
     if result.notice:
         return f"Hint: {shown(result.notice)}."
+    if (
+        result.match != "all"
+        and result.all_words is not None
+        and result.any_words
+        and result.any_words > result.all_words
+    ):
+        return "Ranked by how well they match; a (or match:all) lists only the papers with every word."
     return ""
 
 
-def indexing_status(done: int, total: int) -> str:
-    """ "Indexing 1,200 of 10,750 papers…"."""
-    return f"Indexing {done:,} of {total:,} papers…"
+def indexing_status(done: int, total: int, query_waiting: bool = False) -> str:
+    """ "Indexing 1,200 of 10,750 papers (11%)…", and with a query typed meanwhile, that its search
+    runs when indexing finishes."""
+    percent = f" ({100 * done // total}%)" if total else ""
+    status = f"Indexing {done:,} of {total:,} papers{percent}…"
+    return f"{status} your search runs as soon as it finishes" if query_waiting else status
 
 
 def index_failed_status(error: str) -> str:

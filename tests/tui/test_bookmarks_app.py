@@ -7,6 +7,9 @@ import webbrowser
 import pyperclip
 import pytest
 
+from search import display_label
+from search.corpus.loader import load_corpus
+from search.engine import SearchEngine
 from search.user.store import UserStore
 from tests.tui.conftest import settle
 from tui.app import ReaderApp
@@ -182,7 +185,7 @@ async def test_y_copies_the_primary_link_to_the_system_clipboard(make_app, clipb
         await select(pilot, app, "graphbridge")
         await pilot.press("y")
         assert clipboard == ["https://openreview.net/forum?id=gjRhw5S3A4"]
-        assert "system clipboard" in notes[-1][0]
+        assert notes[-1][0] == "Copied openreview.net/forum?id=gjR… to the clipboard"
 
 
 async def test_y_falls_back_to_osc52_without_a_clipboard_backend(make_app, no_clipboard_backend, notes):
@@ -192,7 +195,7 @@ async def test_y_falls_back_to_osc52_without_a_clipboard_backend(make_app, no_cl
         await select(pilot, app, "trgnn")
         await pilot.press("y")
         assert app.clipboard == "https://openreview.net/forum?id=gyvYKLEm8t"
-        assert "terminal clipboard (OSC 52)" in notes[-1][0]
+        assert notes[-1][0] == "Copied openreview.net/forum?id=gyv… via OSC 52"
 
 
 async def test_Y_picks_a_numbered_link(make_app, clipboard):
@@ -278,3 +281,101 @@ async def test_a_corrupt_database_is_moved_aside_and_the_user_is_told(make_app, 
         await pilot.press("down", "b")
         assert len(app.store.bookmarks()) == 1
     assert any(p.name.startswith("user.sqlite3.corrupt-") for p in data.iterdir())
+
+
+async def bookmark_three(pilot, app):
+    """Bookmark the first three papers in corpus order and open the bookmarks screen."""
+    await settle(pilot, app)
+    await pilot.press("down", "b", "j", "b", "j", "b", "B")
+    await pilot.pause()
+    assert isinstance(app.screen, BookmarksScreen) and len(app.screen.shown) == 3
+
+
+async def test_g_and_G_go_to_the_first_and_last_bookmark(make_app):
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await bookmark_three(pilot, app)
+        screen = app.screen
+        first, last = screen.shown[0], screen.shown[-1]
+        await pilot.press("G")
+        assert screen.current_bookmark() == last
+        assert str(screen.query_one("#bookmark-body").content).startswith(last.title)
+        await pilot.press("g")
+        assert screen.current_bookmark() == first
+        await pilot.press("end", "home")
+        assert screen.current_bookmark() == first
+        await pilot.press("slash", *"gG")  # in the filter box they are letters
+        assert screen.query_one("#bookmark-filter").value == "gG"
+
+
+async def test_opening_a_bookmark_answers_with_its_paper_id(make_app, seed_engine):
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("down", "b", "j", "b")
+        chosen = []
+        await app.push_screen(BookmarksScreen({p.id for p in seed_engine.papers}, app.store_access), chosen.append)
+        await pilot.pause()
+        await pilot.press("G", "enter")
+        await pilot.pause()
+        assert chosen == [app.store.bookmarks()[-1].paper_id]
+
+
+async def test_bookmark_rows_are_laid_out_like_result_rows(make_app):
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        await select(pilot, app, "graphbridge")
+        await pilot.press("b")
+        result_row = row_prompt(app, 0).plain
+        await pilot.press("B")
+        await pilot.pause()
+        bookmark_row = str(app.screen.query_one("#bookmark-list").get_option_at_index(0).prompt)
+        assert bookmark_row == result_row  # the same columns: titles line up as on the main screen
+        assert bookmark_row.startswith(f"{BOOKMARK_MARKER}◆ GraphBridge: Towards")
+
+
+async def test_bookmarks_in_a_narrow_terminal(make_app, engine_for):
+    """Below 100 columns the list takes the screen, one line per bookmark, as the main screen's;
+    a saved copy replaces the list until esc."""
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("down", "b")
+    other = ReaderApp(engine_for("An unrelated abstract about trees."), store=UserStore())
+    async with other.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, other)
+        await pilot.press("down", "B")
+        await pilot.pause()
+        screen = other.screen
+        options, view = screen.query_one("#bookmark-list"), screen.query_one("#bookmark-view")
+        assert options.display and not view.display
+        assert options.size.width > 70 and options.virtual_size.height == 1
+        await pilot.press("enter")  # its list is not loaded: the saved copy
+        await pilot.pause()
+        assert view.display and not options.display and other.focused is view
+        await pilot.press("escape")
+        await pilot.pause()
+        assert options.display and not view.display and other.focused is options
+        await pilot.press("d")  # nothing left: the screen says so instead of an empty list
+        await pilot.pause()
+        assert view.display and "No bookmarks yet" in str(screen.query_one("#bookmark-body").content)
+
+
+async def test_bookmarks_from_two_venues_line_up(make_app, tmp_path):
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("down", "b")
+    corpus = tmp_path / "neurips.txt"
+    corpus.write_text("NeurIPS 2024 list\n\nTreeNet: an unrelated abstract about trees.\n", encoding="utf-8")
+    other = ReaderApp(SearchEngine(load_corpus([corpus]), cache_dir=tmp_path / "cache"), store=UserStore())
+    async with other.run_test(size=WIDE) as pilot:
+        await settle(pilot, other)
+        await pilot.press("down", "b", "B")
+        await pilot.pause()
+        options = other.screen.query_one("#bookmark-list")
+        rows = [str(options.get_option_at_index(i).prompt) for i in range(2)]
+        labels = [display_label(bookmark) for bookmark in other.screen.shown]
+        assert {b.venue for b in other.screen.shown} == {"ICLR 2025", "NeurIPS 2024"}
+        assert rows[0].index(labels[0]) == rows[1].index(labels[1])  # the titles start in one column

@@ -43,13 +43,30 @@ def test_header_over_every_paper():
     assert all_papers_title(["corpus"], 1) == "corpus · 1 paper"
 
 
-def test_header_over_results_counts_matches_and_says_when_only_the_top_are_shown():
+def test_header_over_results_counts_every_match_even_while_only_the_first_are_listed():
     assert result_title(["iclr2025"], result("bitstack", 1)) == "iclr2025 · 1 match for “bitstack”"
     assert result_title(["iclr2025"], result("kv cache", 2)) == "iclr2025 · 2 matches for “kv cache”"
-    assert result_title(["iclr2025"], result("kv cache", 200, 1234)) == (
-        "iclr2025 · 1,234 matches for “kv cache” (top 200)"
-    )
+    # every match is reachable (the list grows as the user scrolls), so no "(top 200)"
+    assert result_title(["iclr2025"], result("kv cache", 200, 1234)) == "iclr2025 · 1,234 matches for “kv cache”"
     assert result_title(["iclr2025"], result("qqzzxxyy", 0)) == "iclr2025 · 0 matches for “qqzzxxyy”"
+
+
+def test_header_says_how_many_have_all_the_words_and_how_many_any():
+    words = result("graph neural network", 200, 4863, all_words=312, any_words=4863)
+    assert result_title(["iclr2018"], words) == (
+        "iclr2018 · “graph neural network”: 312 with all words · 4,863 with any"
+    )
+    assert result_status(words) == (
+        "Ranked by how well they match; a (or match:all) lists only the papers with every word."
+    )
+    only_all = result("graph neural network match:all", 200, 312, all_words=312, any_words=4863, match="all")
+    assert result_title(["iclr2018"], only_all) == (
+        "iclr2018 · “graph neural network match:all”: 312 with all words (of 4,863 with any)"
+    )
+    assert result_status(only_all) == ""
+    every = result("kv cache", 12, all_words=12, any_words=12)  # every match has both words: one count
+    assert result_title(["iclr2025"], every) == "iclr2025 · 12 matches for “kv cache”"
+    assert result_status(every) == ""
 
 
 def test_header_names_the_corrected_query_when_one_was_searched_instead():
@@ -79,6 +96,12 @@ def test_status_for_no_results():
     )
 
 
+def test_status_for_no_results_gives_the_engines_reason_first():
+    assert result_status(result("list:nope", 0, notice="no list named 'nope' (loaded: iclr2025)")) == (
+        "Nothing matches “list:nope”: no list named 'nope' (loaded: iclr2025)."
+    )
+
+
 def test_status_for_a_syntax_hint_and_for_plain_results():
     assert result_status(result('"kv cache', 3, notice="unbalanced quote")) == "Hint: unbalanced quote."
     assert result_status(result("kv cache", 2)) == ""
@@ -87,8 +110,11 @@ def test_status_for_a_syntax_hint_and_for_plain_results():
 def test_index_status():
     assert INDEXING == "Indexing…"
     assert WAITING_FOR_INDEX == "Indexing… results appear as soon as the index is ready"
-    assert indexing_status(300, 300) == "Indexing 300 of 300 papers…"
-    assert indexing_status(1200, 10_750) == "Indexing 1,200 of 10,750 papers…"
+    assert indexing_status(300, 300) == "Indexing 300 of 300 papers (100%)…"
+    assert indexing_status(1200, 10_750) == "Indexing 1,200 of 10,750 papers (11%)…"
+    assert indexing_status(1200, 10_750, query_waiting=True) == (
+        "Indexing 1,200 of 10,750 papers (11%)… your search runs as soon as it finishes"
+    )
     assert index_failed_status("OSError: disk full") == "Search unavailable: OSError: disk full"
 
 

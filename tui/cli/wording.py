@@ -5,14 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-# Words whose plural is not the word plus "s".
-_PLURALS = {"match": "matches"}
+from tui.wording import counted
 
-
-def counted(count: int, word: str) -> str:
-    """ "1 paper", "0 papers", "1,467 papers", "2 matches": the count with thousands separators and
-    the word in the number it needs."""
-    return f"{count:,} {word if count == 1 else _PLURALS.get(word, word + 's')}"
+__all__ = ["counted", "id_width", "left_out"]
 
 
 def left_out(skipped: int, duplicates: int) -> str:

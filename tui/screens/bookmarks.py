@@ -8,24 +8,27 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.events import Resize
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from search import Bookmark, display_label
+from search import Bookmark, Row, display_label
 from tui.render import NAME_STYLE, links_text
+from tui.screens.main import NARROW_WIDTH
 from tui.screens.paper_actions import ALREADY_REMOVED, PAPER_BINDINGS, UNDO_TIMEOUT, PaperActions, removed_notice
 from tui.store_access import StoreAccess
 from tui.widgets.header import AppHeader
 from tui.widgets.reader import SHOWN_CHARS
+from tui.widgets.results_list import DARK_ROWS, RowColors, row_text, venue_column_width
 from tui.wording import bookmarks_title
 
 
-def bookmark_row(bookmark: Bookmark) -> Text:
-    text = Text(no_wrap=True, overflow="ellipsis", end="")
-    if bookmark.venue:
-        text.append(bookmark.venue, style="dim")
-        text.append("  ")
-    text.append(display_label(bookmark))
+def bookmark_row(bookmark: Bookmark, venue_width: int = 0, colors: RowColors = DARK_ROWS) -> Text:
+    """One line in the result list's columns (row_text: bookmark and code markers, venue, headline
+    with its name highlighted), then the bookmark's tags and a ✎ when it has a note."""
+    has_code = any(link.kind == "code" for link in bookmark.links)
+    row = Row(bookmark.name, display_label(bookmark), has_code)
+    text = row_text(row, bookmark.venue, bookmarked=True, venue_width=venue_width, colors=colors)
     if bookmark.tags:
         text.append("  " + " ".join(f"#{tag}" for tag in bookmark.tags), style="cyan")
     if bookmark.note:
@@ -79,7 +82,28 @@ def matches(bookmark: Bookmark, words: list[str]) -> bool:
 
 
 class BookmarksScreen(PaperActions[str | None]):
-    """Dismisses with a paper id to open it in the main reader, or None to go back."""
+    """Dismisses with a paper id to open it in the main reader, or None to go back.
+
+    Laid out like the main screen: filter box on top, the list on the left and the selected
+    bookmark on the right; in a narrow terminal the list takes the screen (and a saved copy, when
+    opened, replaces it until esc)."""
+
+    DEFAULT_CSS = """
+    BookmarksScreen { layout: vertical; }
+    BookmarksScreen #bookmark-filter { border: tall $border-blurred; }
+    BookmarksScreen #bookmark-filter:focus { border: tall $accent; }
+    BookmarksScreen #bookmark-panes { height: 1fr; }
+    BookmarksScreen #bookmark-list {
+        width: 40%; height: 1fr; border: round $border-blurred; text-wrap: nowrap; text-overflow: ellipsis;
+    }
+    BookmarksScreen #bookmark-list:focus { border: round $accent; }
+    BookmarksScreen #bookmark-view { width: 1fr; height: 1fr; border: round $border-blurred; padding: 0 1; }
+    BookmarksScreen #bookmark-view:focus { border: round $accent; }
+    BookmarksScreen.narrow #bookmark-list { width: 1fr; }
+    BookmarksScreen.narrow #bookmark-view { display: none; }
+    BookmarksScreen.narrow.reading #bookmark-list, BookmarksScreen.narrow.empty #bookmark-list { display: none; }
+    BookmarksScreen.narrow.reading #bookmark-view, BookmarksScreen.narrow.empty #bookmark-view { display: block; }
+    """
 
     BINDINGS = [
         Binding("escape", "back", "Back"),
@@ -89,6 +113,8 @@ class BookmarksScreen(PaperActions[str | None]):
         Binding("d,delete", "remove", "Remove"),
         Binding("j", "move(1)", "Down", show=False),
         Binding("k", "move(-1)", "Up", show=False),
+        Binding("g", "first", "First", show=False),
+        Binding("G", "last", "Last", show=False),
         Binding("slash", "focus_filter", "Filter", key_display="/"),
         *PAPER_BINDINGS,
     ]
@@ -112,8 +138,17 @@ class BookmarksScreen(PaperActions[str | None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self._apply_width(self.app.size.width)
         self.reload()
         self.query_one("#bookmark-list", OptionList).focus()
+
+    def on_resize(self, event: Resize) -> None:
+        self._apply_width(event.size.width)
+
+    def _apply_width(self, width: int) -> None:
+        self.set_class(width < NARROW_WIDTH, "narrow")
+        if width >= NARROW_WIDTH:
+            self.remove_class("reading")
 
     def reload(self, keep: str | None = None) -> None:
         _ok, bookmarks = self.store_access.call(self, lambda store: store.bookmarks())
@@ -121,12 +156,15 @@ class BookmarksScreen(PaperActions[str | None]):
         self.bookmarked = {b.paper_id for b in bookmarks or []}
         self.shown = [b for b in bookmarks or [] if matches(b, words)]
         options = self.query_one("#bookmark-list", OptionList)
-        options.set_options(Option(bookmark_row(b), id=b.paper_id) for b in self.shown)
+        venue_width = venue_column_width(b.venue for b in bookmarks or [])  # all of them: filtering keeps the columns
+        colors = RowColors.for_theme(self.app.current_theme.dark)
+        options.set_options(Option(bookmark_row(b, venue_width, colors), id=b.paper_id) for b in self.shown)
         ids = [b.paper_id for b in self.shown]
         if ids:
             options.highlighted = ids.index(keep) if keep in ids else 0
         total = len(bookmarks or [])
         self.sub_title = bookmarks_title(total, len(ids), filtered=bool(words))
+        self.set_class(not ids, "empty")  # a narrow screen shows why the list is empty
         self._preview()
 
     def _preview(self) -> None:
@@ -167,6 +205,12 @@ class BookmarksScreen(PaperActions[str | None]):
         options = self.query_one("#bookmark-list", OptionList)
         options.action_cursor_down() if delta > 0 else options.action_cursor_up()
 
+    def action_first(self) -> None:
+        self.query_one("#bookmark-list", OptionList).action_first()
+
+    def action_last(self) -> None:
+        self.query_one("#bookmark-list", OptionList).action_last()
+
     def action_focus_filter(self) -> None:
         self.query_one("#bookmark-filter", Input).focus()
 
@@ -178,6 +222,7 @@ class BookmarksScreen(PaperActions[str | None]):
             self.dismiss(bookmark.paper_id)
         else:
             self.notify("That paper's corpus is not loaded: showing the saved copy.", timeout=4)
+            self.add_class("reading")
             self.query_one("#bookmark-view").focus()
 
     def action_remove(self) -> None:
@@ -198,8 +243,13 @@ class BookmarksScreen(PaperActions[str | None]):
             self.query_one("#bookmark-list", OptionList).highlighted = min(index, len(self.shown) - 1)
 
     def action_back(self) -> None:
+        """Esc: from a saved copy back to the list (which a narrow terminal shows again); in the
+        filter box it clears the filter; else back to the papers."""
         focused = self.focused
-        if isinstance(focused, Input) and focused.value:
+        if self.has_class("reading") or focused is self.query_one("#bookmark-view"):
+            self.remove_class("reading")
+            self.query_one("#bookmark-list", OptionList).focus()
+        elif isinstance(focused, Input) and focused.value:
             focused.value = ""
-            return
-        self.dismiss(None)
+        else:
+            self.dismiss(None)

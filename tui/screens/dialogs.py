@@ -17,13 +17,14 @@ from textual.widgets import Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from search import Link
+from tui.clipboard import short_url
 
 ResultT = TypeVar("ResultT")
 
 DIALOG_CSS = """
 {name} {{ align: center middle; }}
 {name} > Vertical {{
-    width: 80%; max-width: 90; height: auto; max-height: 90%;
+    width: 90%; max-width: 90; height: auto; max-height: 90%;
     border: round $primary; background: $surface; padding: 0 1;
 }}
 {name} .dialog-title {{ text-style: bold; margin-bottom: 1; }}
@@ -124,10 +125,24 @@ class TagsDialog(Editor[list[str] | None]):
         self.dismiss(self.parse(event.value))
 
 
+def link_row(number: int, link: Link) -> Text:
+    """One line of the link picker: "[2] OpenReview page  openreview.net/forum?id=…" (keys 1-9)."""
+    row = Text(f"[{number}] " if number <= 9 else "    ", style="bold", no_wrap=True, overflow="ellipsis", end="")
+    if link.label == link.url:
+        row.append(short_url(link.url, limit=None))
+    else:
+        row.append(link.label)
+        row.append(f"  {short_url(link.url, limit=None)}", style="dim")
+    return row
+
+
 class LinkPicker(ModalScreen[Link | None]):
     """Choose one of a paper's numbered links: keys 1-9, or move and enter; esc cancels."""
 
-    DEFAULT_CSS = DIALOG_CSS.format(name="LinkPicker") + "LinkPicker OptionList { height: auto; max-height: 20; }"
+    # One line per link (the URL cut with …), and never taller than leaves room for the help line.
+    DEFAULT_CSS = DIALOG_CSS.format(name="LinkPicker") + (
+        "LinkPicker OptionList { height: auto; max-height: 60vh; text-wrap: nowrap; text-overflow: ellipsis; }"
+    )
     BINDINGS = [
         Binding("escape", "cancel", "Cancel"),
         *(Binding(str(n), f"pick({n})", show=False) for n in range(1, 10)),
@@ -143,11 +158,7 @@ class LinkPicker(ModalScreen[Link | None]):
             yield Static(Text(self.title_text), classes="dialog-title")
             options = []
             for number, link in enumerate(self.links, 1):
-                prompt = Text(f"[{number}] " if number <= 9 else "    ", style="bold")
-                prompt.append(link.label, style="")
-                if link.label != link.url:
-                    prompt.append(f"  {link.url}", style="dim")
-                options.append(Option(prompt, id=str(number - 1)))
+                options.append(Option(link_row(number, link), id=str(number - 1)))
             yield OptionList(*options, id="links")
             yield Static(Text("1-9 or enter to choose · esc cancel"), classes="dialog-help")
 

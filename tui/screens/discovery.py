@@ -18,23 +18,35 @@ from tui.wording import counted
 
 DISCOVERY_BINDINGS = [
     Binding("r", "related", "Related"),
+    Binding("a", "toggle_all_words", "All words", show=False),
     Binding("ctrl+l", "pick_list", "Lists", show=False),
     Binding("ctrl+t", "filters", "Filters", show=False),
     Binding("ctrl+s", "save_search", "Save search", show=False),
     Binding("S", "saved_searches", "Saved", show=False),
 ]
 
-FILTERS = [
-    ("has:code", "papers with a code link"),
+MARK_FILTERS = [
     ("is:bookmarked", "bookmarked papers"),
     ("is:unread", "papers not opened yet"),
-    ("status:oral", "orals"),
-    ("status:spotlight", "spotlights"),
-    ("status:poster", "posters"),
+]
+ORDERS = [
+    ("match:all", "only papers with every word of the query"),
     ("sort:relevance", "sort by relevance (default)"),
     ("sort:order", "sort in corpus order"),
     ("sort:name", "sort by name"),
 ]
+
+
+def filter_choices(engine: SearchEngine) -> list[tuple[str, str]]:
+    """(token, meaning) for the filter menu: only what the loaded papers can find (has:code when some
+    paper has a code link, each status the lists use, with its count), then marks and orders."""
+    available = engine.available_filters()
+    choices = []
+    if available.with_code:
+        choices.append(("has:code", f"papers with a code link · {available.with_code:,}"))
+    choices += MARK_FILTERS
+    choices += [(f"status:{quoted(status)}", f"{counted(count, 'paper')}") for status, count in available.statuses]
+    return choices + ORDERS
 
 
 class DiscoveryActions(Screen[None]):
@@ -68,6 +80,14 @@ class DiscoveryActions(Screen[None]):
         self._set_query(f"related:{quoted(paper_id)}")  # ids may hold spaces, quotes, parentheses
         self.action_focus_results()
 
+    def action_toggle_all_words(self) -> None:
+        """a: only the papers with every word of the query (match:all), or all the ranked matches again."""
+        query = self.query_one(SearchBox).value
+        if not query.strip():
+            self.notify("Type some words first: a then lists only the papers with all of them", severity="warning")
+            return
+        self._set_query(toggle(query, "match:all"))
+
     def action_pick_list(self) -> None:
         counts = self.engine.list_counts()  # a paper in two lists counts in both, and once in all
         choices: list[tuple[Text | str, str]] = [(f"All lists · {counted(len(self.engine.papers), 'paper')}", "")]
@@ -86,8 +106,8 @@ class DiscoveryActions(Screen[None]):
         active = {token.lower() for token in query.split()}
         sort = split_facets(query)[1].sort
         choices: list[tuple[Text | str, str]] = []
-        for token, meaning in FILTERS:
-            on = token in active or (token == f"sort:{sort}")
+        for token, meaning in filter_choices(self.engine):
+            on = token.lower() in active or (token == f"sort:{sort}")
             label = Text("● " if on else "○ ", style="bold" if on else "dim")
             label.append(token)
             label.append(f"  {meaning}", style="dim")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gc
+from collections.abc import Callable
 
 from rich.text import Text
 from textual import on, work
@@ -14,20 +16,26 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, ProgressBar, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from search import Bookmark, Marks, SearchEngine, SearchResult, UserStore, bookmark_of
+from search import Bookmark, Marks, SearchEngine, SearchResult, UserStore, bookmark_of, split_facets
 from tui import wording
 from tui.messages import IndexFailed, IndexProgress, IndexReady, SearchFinished
+from tui.preferences import SPLIT_MAX, SPLIT_MIN, Match, Preferences, Sort
 from tui.screens.discovery import DISCOVERY_BINDINGS, DiscoveryActions
 from tui.screens.getting import GET_BINDINGS, ListGetting
 from tui.screens.paper_actions import PAPER_BINDINGS, PaperActions
 from tui.store_access import StoreAccess
 from tui.widgets.header import AppHeader
 from tui.widgets.reader import ReaderPane
-from tui.widgets.results_list import ResultsList, row_text
+from tui.widgets.results_list import ResultsList, RowColors, row_text, venue_column_width
 from tui.widgets.search_box import SearchBox
+from tui.widgets.splitter import Splitter
 
 RESULT_LIMIT = 200
-"""Results fetched per query; the header always says when there are more matches than shown."""
+"""Results fetched per keystroke; the rest of a long result is listed when the selection nears the
+end of the first ones (or `G` asks for the last)."""
+SPLIT_STEP = 5
+"""How much `[` and `]` narrow or widen the result list, in percent of the width."""
+TYPED_KEY_NAMES = ("slash", "question_mark", "left_square_bracket", "right_square_bracket")
 NARROW_WIDTH = 100
 """Below this many columns the reader takes the whole screen when a paper is opened."""
 READER_DELAY = 0.15
@@ -39,24 +47,60 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
     """Search as you type, browse the ranked list, read the selected abstract."""
 
     BINDINGS = [
-        Binding("slash", "focus_search", "Search", key_display="/"),
-        Binding("ctrl+f", "focus_search", "Search", show=False),
-        Binding("escape", "back", "Back"),
-        Binding("question_mark", "app.help", "Help", key_display="?"),
-        Binding("f1", "app.help", "Help", show=False),
-        Binding("q", "app.quit", "Quit"),
-        Binding("h", "close_reader", "Back", show=False),
-        Binding("B", "show_bookmarks", "Bookmarks"),
+        # Paper actions first: the footer shows them first, so a narrow terminal keeps them.
         *PAPER_BINDINGS,
         *DISCOVERY_BINDINGS,
+        Binding("slash", "focus_search", "Search", key_display="/"),
+        Binding("ctrl+f", "focus_search", "Search", show=False),
+        Binding("escape", "back", "Back", show=False),
+        Binding("question_mark", "help", "Help", show=False, key_display="?"),
+        Binding("f1", "app.help", "Help", key_display="f1"),  # shown: it works in the search box too
+        Binding("q", "quit", "Quit"),
+        Binding("h", "close_reader", "Back", show=False),
+        Binding("B", "show_bookmarks", "Bookmarks", show=False),
+        Binding("left_square_bracket", "narrower_list", "Narrower list", show=False, key_display="["),
+        Binding("right_square_bracket", "wider_list", "Wider list", show=False, key_display="]"),
+        Binding("z", "toggle_list_only", "List only", show=False),
         *GET_BINDINGS,
+        # The same actions from the search box, where letters are typed into the query.
+        Binding("ctrl+b", "from_search('toggle_bookmark')", "Bookmark", key_display="^b"),
+        Binding("ctrl+y", "from_search('copy_link')", "Copy link", key_display="^y"),
+        Binding("ctrl+r", "from_search('related')", "Related", key_display="^r"),
+        Binding("ctrl+o", "from_search('open_link')", "Open link", show=False, key_display="^o"),
+        Binding("ctrl+n", "from_search('edit_note')", "Note", show=False, key_display="^n"),
     ]
+    TYPED_ACTIONS = frozenset(
+        binding.action
+        for binding in BINDINGS
+        if isinstance(binding, Binding) and (len(binding.key) == 1 or binding.key in TYPED_KEY_NAMES)
+    )
+    """Actions bound to keys that the search box takes as text: hidden from the footer there."""
 
-    def __init__(self, engine: SearchEngine, store_access: StoreAccess, query: str | None = None) -> None:
+    def __init__(
+        self,
+        engine: SearchEngine,
+        store_access: StoreAccess,
+        query: str | None = None,
+        preferences: Preferences | None = None,
+        remember: Callable[..., None] | None = None,
+    ) -> None:
+        """`preferences`: the split, list-only view, sort and match mode to start with; `remember`
+        saves changed ones (keyword arguments named as Preferences' fields)."""
         super().__init__()
         self.engine = engine
         self.store_access = store_access
         self.initial_query = query or ""
+        self.preferences = preferences or Preferences()
+        self._remember = remember or (lambda **changes: None)
+        self.split = min(SPLIT_MAX, max(SPLIT_MIN, self.preferences.split))
+        self.list_only = self.preferences.list_only
+        self._venue_width = venue_column_width(paper.venue for paper in engine.papers)
+        self._colors = RowColors.for_theme(dark=True)
+        self._more_to_last = False
+        """G asked for the last paper of a result not listed whole yet: go there once it is."""
+        self._pinned: str | None = None
+        """A bookmark opened from the bookmarks screen that is not in the list: the reader shows it
+        and the paper actions act on it, until the selection moves."""
         self.result: SearchResult | None = None
         """Results of the query in the search box; None while there is no query (corpus order)."""
         self.bookmarked: set[str] = set()
@@ -73,16 +117,21 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
     def compose(self) -> ComposeResult:
         yield AppHeader()
         yield SearchBox(
-            placeholder='Search papers: words, "phrases", prefix*, fuzzy~, title:…, AND/OR/NOT', id="search"
+            has_results=self.shows_results_for,
+            placeholder='Search papers: words, "phrases", prefix*, fuzzy~, title:…, AND/OR/NOT',
+            id="search",
         )
         yield Static(id="status")
         yield ProgressBar(id="progress", show_eta=False)
         with Horizontal(id="panes"):
             yield ResultsList(id="results")
+            yield Splitter(id="splitter")
             yield ReaderPane(id="reader")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
+        self._colors = RowColors.for_theme(self.app.current_theme.dark)
+        self.watch(self.app, "theme", self._theme_changed, init=False)
         self._apply_width(self.app.size.width)
         self._show_all()
         search = self.query_one(SearchBox)
@@ -99,9 +148,50 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         self._apply_width(event.size.width)
 
     def _apply_width(self, width: int) -> None:
-        self.set_class(width < NARROW_WIDTH, "narrow")
-        if width >= NARROW_WIDTH:
+        """Side by side at `split` percent; narrow terminals and the list-only view show one pane at a
+        time (the list, or the paper opened from it); a maximized pane takes the whole width."""
+        one_pane = width < NARROW_WIDTH or self.list_only
+        self.set_class(one_pane, "narrow")
+        if not one_pane:
             self.remove_class("reading")
+        results = self.query_one(ResultsList)
+        results.styles.width = "1fr" if one_pane or self.maximized is results else f"{self.split}%"
+
+    def watch_maximized(self) -> None:
+        self._apply_width(self.app.size.width)
+
+    def action_narrower_list(self) -> None:
+        self._set_split(self.split - SPLIT_STEP)
+
+    def action_wider_list(self) -> None:
+        self._set_split(self.split + SPLIT_STEP)
+
+    def on_splitter_dragged(self, message: Splitter.Dragged) -> None:
+        self._set_split(message.percent)
+
+    def _set_split(self, percent: int) -> None:
+        percent = min(SPLIT_MAX, max(SPLIT_MIN, percent))
+        if self.list_only:
+            self.action_toggle_list_only()  # resizing asks for both panes
+        if percent != self.split:
+            self.split = percent
+            self._apply_width(self.app.size.width)
+            self._remember(split=percent)
+
+    def action_toggle_list_only(self) -> None:
+        """z: the list alone across the whole width (enter opens a paper over it, esc comes back), or
+        the list and the reader side by side again."""
+        self.list_only = not self.list_only
+        self._apply_width(self.app.size.width)
+        self._remember(list_only=self.list_only)
+        if not self.list_only:
+            self._show_reader(self.current_paper_id())
+
+    def _theme_changed(self) -> None:
+        colors = RowColors.for_theme(self.app.current_theme.dark)
+        if colors != self._colors:
+            self._colors = colors
+            self._refill()
 
     # -- index --------------------------------------------------------------------------------
 
@@ -119,7 +209,8 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         progress = self.query_one(ProgressBar)
         progress.add_class("active")
         progress.update(total=message.total, progress=message.done)
-        self.set_status(wording.indexing_status(message.done, message.total))
+        waiting = bool(self.query_one(SearchBox).value.strip())
+        self.set_status(wording.indexing_status(message.done, message.total, query_waiting=waiting))
 
     def on_index_ready(self, message: IndexReady) -> None:
         # Papers, rows and the index live as long as the app: exempt them from the garbage collector's
@@ -175,7 +266,11 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         if self.engine.ready:
             self._start_search(event.value)
         else:
-            self.set_status(wording.WAITING_FOR_INDEX)
+            progress = self.query_one(ProgressBar)
+            done, total = int(progress.progress), int(progress.total or 0)
+            self.set_status(
+                wording.indexing_status(done, total, query_waiting=True) if total else wording.WAITING_FOR_INDEX
+            )
 
     def _start_search(self, text: str) -> None:
         """Search the newest query; a search still running for an older one is cancelled first: its
@@ -187,7 +282,10 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
                 return
             self._search_worker.cancel()
         self._running_query = text
-        self._search_worker = self.run_search(text, Marks(frozenset(self.bookmarked), frozenset(self.opened)))
+        self._search_worker = self.run_search(text, self._marks())
+
+    def _marks(self) -> Marks:
+        return Marks(frozenset(self.bookmarked), frozenset(self.opened))
 
     def _cancel_search(self) -> None:
         self.workers.cancel_group(self, "search")
@@ -199,18 +297,82 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         # thread cannot be interrupted, and the app does not exit before its threads have ended.
         worker = get_current_worker()
         result = self.engine.search(
-            text, limit=RESULT_LIMIT, partial=True, hit_terms=False, marks=marks, cancel=worker.cancelled_event
+            self._with_default_sort(text),
+            limit=RESULT_LIMIT,
+            partial=True,
+            hit_terms=False,
+            marks=marks,
+            cancel=worker.cancelled_event,
+            match=self.preferences.match,
         )
         index_notice = self.engine.take_index_notice()
         if index_notice or not worker.is_cancelled:
             self.post_message(SearchFinished(text, result, index_notice, cancelled=worker.is_cancelled))
 
+    def _with_default_sort(self, text: str) -> str:
+        """The query with the user's default order (preferences) when it names no sort: itself; the
+        header then says which order it is in."""
+        sort = self.preferences.sort
+        if sort == "relevance" or split_facets(text)[1].sort != "relevance" or "sort:" in text.lower():
+            return text
+        return f"{text.rstrip()} sort:{sort}" + (" " if text[-1:].isspace() else "")
+
+    def set_defaults(self, sort: Sort | None = None, match: Match | None = None) -> None:
+        """Change the default sort or match mode (the palette's commands), remember it, search again."""
+        self.preferences = dataclasses.replace(
+            self.preferences, sort=sort or self.preferences.sort, match=match or self.preferences.match
+        )
+        changes = {key: value for key, value in (("sort", sort), ("match", match)) if value}
+        self._remember(**changes)
+        query = self.query_one(SearchBox).value
+        if query.strip() and self.engine.ready:
+            self._running_query = None
+            self._start_search(query)
+
     def on_search_finished(self, message: SearchFinished) -> None:
         if message.index_notice:
             self.notify(message.index_notice, title="Index", severity="warning", timeout=8, markup=False)
         if not message.cancelled and message.query == self.query_one(SearchBox).value:
-            self._show_result(message.result)
+            if message.more:
+                self._extend(message.result)
+            else:
+                self._show_result(message.result)
         # else: an outdated query, whose results must never be shown
+
+    # -- the rest of a long result ------------------------------------------------------------
+
+    def on_results_list_want_more(self, message: ResultsList.WantMore) -> None:
+        self._more_to_last = self._more_to_last or message.to_last
+        query = self.query_one(SearchBox).value
+        if self.result is not None and query.strip():
+            self.run_more(query, self.result.total, self._marks())
+
+    def _extend(self, result: SearchResult) -> None:
+        """List the matches of `result` (the same query, every match) after the ones listed."""
+        results = self.query_one(ResultsList)
+        listed = set(results.paper_ids)
+        new = [hit.paper_id for hit in result.hits if hit.paper_id not in listed]
+        self.result = result
+        results.extend(new, lambda pid: self._row(pid, result.terms), more=False)
+        if self._more_to_last and results.paper_ids:
+            results.highlighted = len(results.paper_ids) - 1
+        self._more_to_last = False
+
+    @work(thread=True, exclusive=True, group="more", exit_on_error=False)
+    def run_more(self, text: str, total: int, marks: Marks) -> None:
+        """Every match of the query shown (in a thread: thousands of hits cost tens of ms)."""
+        worker = get_current_worker()
+        result = self.engine.search(
+            self._with_default_sort(text),
+            limit=max(total, RESULT_LIMIT),
+            partial=True,
+            hit_terms=False,
+            marks=marks,
+            cancel=worker.cancelled_event,
+            match=self.preferences.match,
+        )
+        if not worker.is_cancelled:
+            self.post_message(SearchFinished(text, result, None, cancelled=False, more=True))
 
     def _show_all(self) -> None:
         self.result = None
@@ -224,10 +386,11 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
 
     def _show_result(self, result: SearchResult) -> None:
         self.result = result
+        self._more_to_last = False
         engine = self.engine
         ids = [hit.paper_id for hit in result.hits]
         self._defer_reader()
-        self._fill(ids, lambda pid: self._row(pid, result.terms))
+        self._fill(ids, lambda pid: self._row(pid, result.terms), more=result.total > len(ids))
         related = wording.related_paper(result)
         headline = engine.row(related).headline if related is not None and related in engine.by_id else None
         self.query_one(AppHeader).show_sub_title(wording.result_title(engine.lists, result, headline))
@@ -240,13 +403,16 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
             row,
             self.engine.paper(paper_id).venue,
             terms,
-            bookmarked=paper_id in self.bookmarked if self.bookmarked else None,
+            bookmarked=paper_id in self.bookmarked,
             opened=paper_id in self.opened,
+            venue_width=self._venue_width,
+            colors=self._colors,
         )
 
-    def _fill(self, ids: list[str], make_row) -> None:
+    def _fill(self, ids: list[str], make_row, more: bool = False) -> None:
         results = self.query_one(ResultsList)
-        results.show(ids, make_row)
+        self._pinned = None
+        results.show(ids, make_row, more)
         if self._open_after_fill in ids:
             results.highlighted = ids.index(self._open_after_fill)
             self._open_after_fill = None
@@ -283,6 +449,7 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
 
     @on(ResultsList.OptionHighlighted, "#results")
     def selection_moved(self, event: ResultsList.OptionHighlighted) -> None:
+        self._pinned = None
         self._show_reader(event.option.id)
 
     @on(ResultsList.OptionSelected, "#results")
@@ -309,11 +476,19 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         reader = self.query_one(ReaderPane)
         terms = tuple(self.result.terms) if self.result else ()
         # A long abstract is converted in the reader's own thread: the interface never waits for it.
-        reader.show_paper(self.engine.paper(paper_id) if paper_id else None, self.engine.describe, terms)
+        paper = self.engine.paper(paper_id) if paper_id else None
+        reader.show_paper(paper, self.engine.describe, terms, self._bookmark_shown(paper_id))
+
+    def _bookmark_shown(self, paper_id: str | None) -> Bookmark | None:
+        """The paper's bookmark (its note and tags), for the reader; read from the store only for a
+        paper marked bookmarked, so moving through the list costs no store read."""
+        if paper_id is None or not self.shows_bookmarked(paper_id) or not self.store_access.available:
+            return None
+        _ok, stored = self.store_access.call(self, lambda store: self._stored(store, paper_id), quiet=True)
+        return stored
 
     def action_open_paper(self) -> None:
-        results = self.query_one(ResultsList)
-        paper_id = results.current_id
+        paper_id = self.current_paper_id()
         if paper_id is None:
             return
         self.add_class("reading")
@@ -326,8 +501,12 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
 
     # -- bookmarks ----------------------------------------------------------------------------
 
+    def shows_results_for(self, query: str) -> bool:
+        """Whether the list shows matches of this query (a pause on it goes into the history)."""
+        return self.result is not None and self.result.query == " ".join(query.split()) and bool(self.result.hits)
+
     def current_paper_id(self) -> str | None:
-        return self.query_one(ResultsList).current_id
+        return self._pinned or self.query_one(ResultsList).current_id
 
     def current_bookmark(self) -> Bookmark | None:
         paper_id = self.current_paper_id()
@@ -349,12 +528,12 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         return found
 
     def bookmarks_changed(self, paper_id: str) -> None:
-        had_bookmarks = bool(self.bookmarked)
         self._load_marks()
-        if had_bookmarks != bool(self.bookmarked):
-            self._refill()  # the bookmark column appears or disappears
-        else:
-            self._redraw_row(paper_id)
+        if paper_id in self.engine.by_id:
+            paper_id = self.engine.canonical(paper_id)  # the row of a bookmark made under an alias
+        self._redraw_row(paper_id)
+        if paper_id == self.current_paper_id():
+            self.query_one(ReaderPane).show_bookmark(self._bookmark_shown(paper_id))
 
     def _refill(self) -> None:
         results = self.query_one(ResultsList)
@@ -372,19 +551,29 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
 
         def opened(paper_id: str | None) -> None:
             self._load_marks()
-            if paper_id is None:
-                self._refill()
-                return
-            self._open_after_fill = paper_id
-            search = self.query_one(SearchBox)
-            if search.value:
-                search.value = ""  # shows every paper, then opens this one
-            else:
-                self._show_all()
+            self._refill()
+            if paper_id is not None:
+                self._open_bookmarked(paper_id)
 
         from tui.screens.bookmarks import BookmarksScreen  # loaded when first opened, not before the first frame
 
         self.app.push_screen(BookmarksScreen({p.id for p in self.engine.papers}, self.store_access), opened)
+
+    def _open_bookmarked(self, paper_id: str) -> None:
+        """Open a paper chosen on the bookmarks screen, keeping the query: selected in the list when it
+        is there, else shown in the reader (and acted on) until the selection moves."""
+        results = self.query_one(ResultsList)
+        paper_id = self.engine.canonical(paper_id) if paper_id in self.engine.by_id else paper_id
+        if paper_id in results.paper_ids:
+            results.highlighted = results.paper_ids.index(paper_id)
+        elif paper_id in self.engine.by_id:
+            self._pinned = paper_id
+            reader = self.query_one(ReaderPane)
+            terms = tuple(self.result.terms) if self.result else ()
+            reader.show_paper(self.engine.paper(paper_id), self.engine.describe, terms, self._bookmark_shown(paper_id))
+        else:
+            return
+        self.call_after_refresh(self.action_open_paper)
 
     def action_close_reader(self) -> None:
         if self.query_one(ReaderPane).has_focus or self.has_class("reading"):
@@ -392,6 +581,31 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
             self.query_one(ResultsList).focus()
 
     # -- focus and back -----------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The footer shows the keys that work where the focus is: in the search box letters are
+        typed (so b, y, r, ? are hidden there) and ctrl+b, ctrl+y, ctrl+r act on the highlighted
+        result instead; elsewhere the letters are shown and the ctrl variants hidden."""
+        typing = isinstance(self.focused, SearchBox)
+        if action == "from_search":
+            return typing
+        return not (typing and action in self.TYPED_ACTIONS)
+
+    def on_descendant_focus(self) -> None:
+        self.refresh_bindings()
+
+    def action_help(self) -> None:
+        self.app.action_help()  # type: ignore[attr-defined]
+
+    async def action_quit(self) -> None:
+        await self.app.action_quit()
+
+    def action_from_search(self, action: str) -> None:
+        """A paper action from the search box (ctrl+b, ctrl+y, ...) on the highlighted result."""
+        if self.current_paper_id() is None:
+            self.notify("No result to act on: type a query that matches a paper", severity="warning")
+            return
+        getattr(self, f"action_{action}")()
 
     def action_focus_search(self) -> None:
         self.remove_class("reading")

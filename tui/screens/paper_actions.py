@@ -11,7 +11,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from search import Bookmark, Link, bibtex_entry, display_label, markdown_citation, primary_link
-from tui.clipboard import copy_text, open_url
+from tui.clipboard import copied_notice, copy_text, open_url, short_url
 from tui.screens.dialogs import LinkPicker, NoteDialog, TagsDialog
 from tui.store_access import StoreAccess
 
@@ -252,16 +252,16 @@ class PaperActions(Screen[ResultT]):
 
     def copy_to_clipboard(self, text: str, what: str) -> None:
         method = copy_text(self.app, text)
-        self.notify(f"Copied {what} to the {method}.", markup=False, timeout=4)
+        self.notify(copied_notice(what, method), markup=False, timeout=4)
 
     def action_copy_link(self) -> None:
         bookmark = self._selected()
         if bookmark is not None and bookmark.links:
             link = primary_link(bookmark.links)
-            self.copy_to_clipboard(link.url, link.url)
+            self.copy_to_clipboard(link.url, short_url(link.url))
 
     def action_pick_copy_link(self) -> None:
-        self._pick_link("Copy which link?", lambda link: self.copy_to_clipboard(link.url, link.url))
+        self._pick_link("Copy which link?", lambda link: self.copy_to_clipboard(link.url, short_url(link.url)))
 
     def action_open_link(self) -> None:
         bookmark = self._selected()
@@ -275,10 +275,12 @@ class PaperActions(Screen[ResultT]):
         problem = open_url(self.app, link.url)
         if problem:
             self.notify(
-                f"Could not open {link.url}: {problem}. Press y to copy it instead.", severity="warning", markup=False
+                f"Could not open {short_url(link.url)}: {problem}. Press y to copy it instead.",
+                severity="warning",
+                markup=False,
             )
         else:
-            self.notify(f"Opened {link.url}", markup=False, timeout=3)
+            self.notify(f"Opened {short_url(link.url)}", markup=False, timeout=3)
 
     def _pick_link(self, title: str, then: Callable[[Link], None]) -> None:
         bookmark = self._selected()

@@ -12,8 +12,8 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
-from search import Description, Paper
-from tui.render import converting_text, paper_text
+from search import Bookmark, Description, Paper
+from tui.render import bookmark_text, converting_text, paper_text
 
 INLINE_CHARS = 5_000
 """Abstracts up to this long, with up to INLINE_MARKUP markup characters, are converted and laid out
@@ -34,6 +34,11 @@ def converts_quickly(abstract: str) -> bool:
 
 class ReaderPane(VerticalScroll):
     """Scrolls like less: space/shift+space page, j/k line, g/G ends."""
+
+    DEFAULT_CSS = """
+    ReaderPane #bookmark { display: none; margin-bottom: 1; }
+    ReaderPane #bookmark.active { display: block; }
+    """
 
     BINDINGS = [
         Binding("space", "page_down", "Page down", show=False),
@@ -63,7 +68,14 @@ class ReaderPane(VerticalScroll):
         """What the conversion thread is working on; one conversion at a time, the newest waits."""
 
     def compose(self):
+        yield Static(id="bookmark")
         yield Static(id="paper")
+
+    def show_bookmark(self, bookmark: Bookmark | None) -> None:
+        """The paper's bookmark state, tags and note above it (none: the line is hidden)."""
+        line = self.query_one("#bookmark", Static)
+        line.update(bookmark_text(bookmark) if bookmark else "")
+        line.set_class(bookmark is not None, "active")
 
     @property
     def converting(self) -> bool:
@@ -82,13 +94,19 @@ class ReaderPane(VerticalScroll):
             self._display(shown, paper_text(description, terms, SHOWN_CHARS))
 
     def show_paper(
-        self, paper: Paper | None, describe: Callable[[str], Description], terms: Iterable[str] = ()
+        self,
+        paper: Paper | None,
+        describe: Callable[[str], Description],
+        terms: Iterable[str] = (),
+        bookmark: Bookmark | None = None,
     ) -> None:
-        """Show a paper, converting its abstract with `describe` (the engine's, cached per paper).
+        """Show a paper, converting its abstract with `describe` (the engine's, cached per paper),
+        with its bookmark's tags and note above it when it is bookmarked.
 
         A long abstract is converted off the interface's thread: the reader shows the paper's
         metadata and "Converting…" until it is ready, and only the newest selection is shown."""
         terms = tuple(terms)
+        self.show_bookmark(bookmark if paper is not None else None)
         if paper is None or converts_quickly(paper.abstract):
             self.show(describe(paper.id) if paper else None, terms)
             return

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
 from textual.geometry import Size
+from textual.message import Message
 from textual.visual import VisualType
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
@@ -19,24 +21,61 @@ CODE_MARKER = "◆"
 BOOKMARK_MARKER = "★"
 ROW_CHARS = 500
 """A row shows at most this much of a headline (a title can be any length; a row is one line)."""
+MAX_VENUE_WIDTH = 12
+"""The venue column is as wide as the longest loaded venue ("AISTATS 2024"), at most this."""
+
+
+@dataclass(frozen=True)
+class RowColors:
+    """The markers' and the name's colours: dark themes take bright ones, light themes dark ones
+    (yellow on white cannot be read)."""
+
+    bookmark: Style
+    code: Style
+    name: Style
+
+    @classmethod
+    def for_theme(cls, dark: bool) -> RowColors:
+        if dark:
+            return cls(Style(color="yellow"), Style(color="cyan"), Style(bold=True, color="green"))
+        return cls(Style(color="#8a4b00", bold=True), Style(color="#005f66"), Style(bold=True, color="#0b5a1f"))
+
+
+DARK_ROWS = RowColors.for_theme(dark=True)
+
+
+def venue_column_width(venues: Iterable[str | None]) -> int:
+    """How wide the venue column is: 0 (no column) when every paper has the same venue or none,
+    as there is nothing to tell apart; else the longest venue, at most MAX_VENUE_WIDTH."""
+    distinct = {venue for venue in venues if venue}
+    if len(distinct) < 2:
+        return 0
+    return min(MAX_VENUE_WIDTH, max(map(len, distinct)))
 
 
 def row_text(
-    row: Row, venue: str | None, terms: Iterable[str] = (), bookmarked: bool | None = None, opened: bool = False
+    row: Row,
+    venue: str | None,
+    terms: Iterable[str] = (),
+    bookmarked: bool = False,
+    opened: bool = False,
+    venue_width: int = 0,
+    colors: RowColors = DARK_ROWS,
 ) -> Text:
-    """One result row: markers, the venue and the headline with its name highlighted.
-
-    `bookmarked` is None when there are no bookmarks at all (no column); opened papers are dimmed."""
+    """One result row in fixed columns: bookmark, code link, venue (when `venue_width`), headline
+    with its name highlighted. Every column is always there, blank when empty, so titles line up
+    whatever is bookmarked or loaded; opened papers are dimmed."""
     text = Text(no_wrap=True, overflow="ellipsis", end="", style=Style(dim=True) if opened else "")
-    if bookmarked is not None:
-        text.append(BOOKMARK_MARKER if bookmarked else " ", style=Style(color="yellow"))
-    text.append(CODE_MARKER if row.has_code else " ", style=Style(color="cyan"))
+    text.append(BOOKMARK_MARKER if bookmarked else " ", style=colors.bookmark)
+    text.append(CODE_MARKER if row.has_code else " ", style=colors.code)
     text.append(" ")
-    if venue:
-        text.append(venue, style=Style(dim=True))
-        text.append("  ")
+    if venue_width:
+        shown = venue or ""
+        shown = shown if len(shown) <= venue_width else shown[: venue_width - 1] + "…"
+        text.append(shown.ljust(venue_width), style=Style(dim=True))
+        text.append(" ")
     headline = row.headline if len(row.headline) <= ROW_CHARS else row.headline[: ROW_CHARS - 1] + "…"
-    text.append_text(headline_text(row.name, headline, terms))
+    text.append_text(headline_text(row.name, headline, terms, colors.name))
     return text
 
 
@@ -61,7 +100,10 @@ class PaperOption(Option):
 
 
 class ResultsList(OptionList):
-    """Papers in the current order; the highlighted one is shown in the reader."""
+    """Papers in the current order; the highlighted one is shown in the reader.
+
+    A long result comes a page at a time: when the selection nears the end of what is listed (or
+    `G` asks for the last) while `more` is set, the list posts WantMore and the screen extends it."""
 
     BINDINGS = [
         Binding("j", "cursor_down", "Down", show=False),
@@ -72,16 +114,48 @@ class ResultsList(OptionList):
         Binding("enter", "select", "Open"),
     ]
 
+    class WantMore(Message):
+        """The selection is near the end of the listed papers and more match: list them; with
+        `to_last`, the user asked for the very last one (G, end)."""
+
+        def __init__(self, to_last: bool) -> None:
+            super().__init__()
+            self.to_last = to_last
+
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.paper_ids: list[str] = []
+        self.more = False
+        """More papers match than are listed (set by the screen with each list)."""
+        self._asked = False
 
-    def show(self, paper_ids: list[str], make_row: Callable[[str], Text]) -> None:
+    def show(self, paper_ids: list[str], make_row: Callable[[str], Text], more: bool = False) -> None:
         """Replace the list; the first paper is highlighted."""
         self.paper_ids = paper_ids
+        self.more, self._asked = more, False
         self.set_options(PaperOption(paper_id, make_row) for paper_id in paper_ids)
         if paper_ids:
             self.highlighted = 0
+
+    def extend(self, paper_ids: list[str], make_row: Callable[[str], Text], more: bool = False) -> None:
+        """List these papers after the ones listed; the selection stays where it is."""
+        self.paper_ids = self.paper_ids + paper_ids
+        self.more, self._asked = more, False
+        self.add_options(PaperOption(paper_id, make_row) for paper_id in paper_ids)
+
+    def watch_highlighted(self, highlighted: int | None) -> None:
+        super().watch_highlighted(highlighted)
+        if highlighted is not None and highlighted >= len(self.paper_ids) - max(50, 2 * self.size.height):
+            self._want_more(to_last=False)
+
+    def action_last(self) -> None:
+        super().action_last()
+        self._want_more(to_last=True)
+
+    def _want_more(self, to_last: bool) -> None:
+        if self.more and (to_last or not self._asked):
+            self._asked = True
+            self.post_message(self.WantMore(to_last))
 
     def _update_lines(self) -> None:
         """Line bookkeeping without rendering: every row is exactly one line (no-wrap Text).

@@ -1,0 +1,272 @@
+"""Browsing a list as a reader does: whole titles, aligned rows, every match reachable, keys that
+work where the focus is, the reader showing the user's own notes, and a split that is remembered."""
+
+from __future__ import annotations
+
+import json
+
+from rich.color import Color
+
+from search import Bookmark, SearchEngine, load_corpus
+from search.user.store import UserStore
+from tests.tui.conftest import settle
+from tui.app import ReaderApp
+from tui.screens.main import MainScreen
+from tui.widgets.reader import ReaderPane
+from tui.widgets.results_list import BOOKMARK_MARKER, ResultsList
+from tui.widgets.search_box import SearchBox
+
+WIDE = (140, 40)
+NARROW = (80, 24)
+SMALL = (60, 20)
+
+
+def row_line(app, index: int) -> str:
+    """What the terminal shows on the list's `index`-th line (border and scrollbar included)."""
+    results = app.screen.query_one(ResultsList)
+    region = results.region
+    return screen_line(app, region.y + 1 + index)[region.x : region.right]
+
+
+def screen_line(app, y: int) -> str:
+    strips = app.screen._compositor.render_strips()
+    return "".join(segment.text for segment in strips[y])
+
+
+def footer(app) -> str:
+    return screen_line(app, app.size.height - 1)
+
+
+def write_list(path, records) -> str:
+    path.write_text(json.dumps(records), encoding="utf-8")
+    return str(path)
+
+
+def long_titles(count: int, venue: str = "ICLR 2018", word: str = "graph") -> list[dict]:
+    return [
+        {
+            "id": f"{venue[:4].lower()}-{n:04d}",
+            "title": f"Paper {n:04d} on {word} learning with a title long enough to need more than seventy columns",
+            "abstract": f"We study {word} learning, case {n}. Results improve over baselines.",
+            "venue": venue,
+            "status": "Reject" if n % 3 else "Poster",
+        }
+        for n in range(count)
+    ]
+
+
+def engine_of(tmp_path, *lists: list[dict]) -> SearchEngine:
+    paths = [write_list(tmp_path / f"list{n}.json", records) for n, records in enumerate(lists)]
+    engine = SearchEngine(load_corpus(paths), cache_dir=tmp_path / "cache")
+    engine.ensure_index()
+    return engine
+
+
+async def test_a_row_shows_at_least_70_characters_of_its_title_at_140_columns(tmp_path):
+    app = ReaderApp(engine_of(tmp_path, long_titles(5)), store=UserStore())
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        line = row_line(app, 1)
+        title = "Paper 0001 on graph learning with a title long enough to need more than seventy columns"
+        shown = line[line.index("Paper 0001") :].split("…")[0].rstrip("│ ")
+        assert len(shown) >= 70 and title.startswith(shown.rstrip()), line
+
+
+async def test_rows_keep_their_columns_with_bookmarks_and_two_venues(tmp_path):
+    engine = engine_of(tmp_path, long_titles(3, "COLM 2025"), long_titles(3, "AISTATS 2024"))
+    store = UserStore()
+    app = ReaderApp(engine, store=store)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        starts = {row_line(app, n).index("Paper") for n in range(6)}
+        assert len(starts) == 1  # "COLM 2025" and "AISTATS 2024" rows start their titles alike
+        await pilot.press("tab", "b")  # the first bookmark must not move any title
+        await settle(pilot, app)
+        assert BOOKMARK_MARKER in row_line(app, 0)
+        assert {row_line(app, n).index("Paper") for n in range(6)} == starts
+
+
+async def test_one_loaded_list_spends_no_columns_on_its_venue(tmp_path):
+    app = ReaderApp(engine_of(tmp_path, long_titles(3)), store=UserStore())
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        assert "ICLR 2018" not in row_line(app, 0)
+
+
+async def test_every_match_is_reachable_and_g_goes_to_the_last(tmp_path):
+    app = ReaderApp(engine_of(tmp_path, long_titles(450)), store=UserStore())
+    async with app.run_test(size=NARROW) as pilot:
+        await settle(pilot, app)
+        await pilot.press(*"graph", "enter")
+        await settle(pilot, app)
+        results = app.screen.query_one(ResultsList)
+        assert "450 matches" in app.sub_title and "top" not in app.sub_title
+        await pilot.press("G")
+        await settle(pilot, app)
+        assert len(results.paper_ids) == 450 == len(set(results.paper_ids))
+        assert results.highlighted == 449
+        assert app.screen.current_paper_id() == results.paper_ids[-1]
+
+
+async def test_scrolling_down_lists_the_rest_before_the_end_is_reached(tmp_path):
+    app = ReaderApp(engine_of(tmp_path, long_titles(450)), store=UserStore())
+    async with app.run_test(size=NARROW) as pilot:
+        await settle(pilot, app)
+        await pilot.press(*"graph", "enter")
+        await settle(pilot, app)
+        results = app.screen.query_one(ResultsList)
+        listed = len(results.paper_ids)
+        assert listed < 450
+        for _ in range(12):
+            await pilot.press("pagedown")
+        await settle(pilot, app)
+        assert len(results.paper_ids) == 450
+        assert results.highlighted is not None and 0 < results.highlighted < 449  # where the user moved it
+
+
+async def test_the_footer_shows_the_keys_that_work_where_the_focus_is(make_app):
+    app = make_app()
+    async with app.run_test(size=NARROW) as pilot:
+        await settle(pilot, app)
+        await pilot.press(*"kv cache")
+        await settle(pilot, app)
+        typing = footer(app)
+        assert "^b Bookmark" in typing and "^y Copy link" in typing and "^r Related" in typing
+        assert " b Bookmark" not in typing and "q Quit" not in typing  # b and q are typed here
+        await pilot.press("enter")
+        await settle(pilot, app)
+        browsing = footer(app)
+        for shown in ("b Bookmark", "y Copy link", "r Related", "/ Search", "Help", "q Quit"):
+            assert shown in browsing, browsing
+        assert "^b" not in browsing
+
+
+async def test_ctrl_b_in_the_search_box_bookmarks_the_highlighted_result(make_app):
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        await pilot.press(*"kv cache")
+        await settle(pilot, app)
+        first = app.screen.current_paper_id()
+        await pilot.press("ctrl+b")
+        await settle(pilot, app)
+        assert app.store.get(first) is not None
+        assert app.screen.query_one(SearchBox).value == "kv cache"  # nothing typed into the query
+        assert app.focused is app.screen.query_one(SearchBox)
+
+
+async def test_the_reader_shows_the_bookmark_its_tags_and_note(make_app, seed_engine):
+    app = make_app()
+    paper = seed_engine.papers[0]
+    app.store.add(Bookmark(paper.id, "SCBench", "headline", note="Read section 4 first.", tags=("kv", "to-read")))
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        reader = app.screen.query_one(ReaderPane)
+        shown = str(reader.query_one("#bookmark").content)
+        assert "★ Bookmarked" in shown and "kv, to-read" in shown and "Read section 4 first." in shown
+        await pilot.press("enter", "down")  # to the list, and the next paper
+        await settle(pilot, app)
+        assert app.screen.current_paper_id() != paper.id
+        assert not reader.query_one("#bookmark").has_class("active")  # the next paper is not bookmarked
+
+
+async def test_z_shows_the_list_alone_and_enter_opens_a_paper_over_it(make_app):
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("tab", "z")
+        await settle(pilot, app)
+        results, reader = app.screen.query_one(ResultsList), app.screen.query_one(ReaderPane)
+        assert results.outer_size.width == WIDE[0] and not reader.display
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert reader.display and not results.display
+        await pilot.press("escape")
+        await settle(pilot, app)
+        assert results.display and results.outer_size.width == WIDE[0]
+
+
+async def test_brackets_resize_the_split_and_the_next_start_keeps_it(make_app):
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        before = app.screen.query_one(ResultsList).size.width
+        await pilot.press("tab", "right_square_bracket", "right_square_bracket")
+        await settle(pilot, app)
+        wider = app.screen.query_one(ResultsList).size.width
+        assert wider >= before + 12  # two steps of 5% of 140 columns
+    again = make_app()
+    async with again.run_test(size=WIDE) as pilot:
+        await settle(pilot, again)
+        assert again.screen.query_one(ResultsList).size.width == wider
+
+
+async def test_an_unknown_list_is_told_in_the_app_not_swallowed(make_app):
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        await pilot.press(*"list:nope ")
+        await settle(pilot, app)
+        status = str(app.screen.query_one("#status").content)
+        assert "no list named 'nope'" in status
+
+
+async def test_a_query_typed_while_indexing_says_its_search_waits(tmp_path):
+    engine = SearchEngine(load_corpus([write_list(tmp_path / "l.json", long_titles(30))]), cache_dir=tmp_path / "c")
+    app = ReaderApp(engine, store=UserStore())
+    async with app.run_test(size=WIDE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        screen.on_index_progress(type("Progress", (), {"done": 12, "total": 30})())  # as the build reports
+        screen.query_one(SearchBox).value = "graph"
+        await pilot.pause()
+        status = str(screen.query_one("#status").content)
+        if not engine.ready:  # (the 30-paper build may already be done: then results show instead)
+            assert "(40%)" in status and "your search runs as soon as it finishes" in status
+        await settle(pilot, app)
+        assert screen.result is not None and screen.result.total == 30
+
+
+async def test_the_filter_menu_offers_the_statuses_the_list_has(tmp_path):
+    app = ReaderApp(engine_of(tmp_path, long_titles(9)), store=UserStore())
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+t")
+        await settle(pilot, app)
+        menu = app.screen
+        offered = [option.id for option in menu.query_one("OptionList").options]
+        assert "status:reject" in offered and "status:poster" in offered
+        assert "status:oral" not in offered and "has:code" not in offered  # nothing here has them
+
+
+def contrast(one: Color, two: Color) -> float:
+    """WCAG contrast ratio of two colours."""
+
+    def luminance(color: Color) -> float:
+        def channel(value: int) -> float:
+            c = value / 255
+            return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+        r, g, b = color.get_truecolor()
+        return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+
+    high, low = sorted((luminance(one), luminance(two)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+async def test_the_light_theme_keeps_the_selected_rows_name_and_star_legible(make_app, seed_engine):
+    app = make_app()
+    paper = seed_engine.papers[0]
+    app.store.add(Bookmark(paper.id, "SCBench", "headline"))
+    async with app.run_test(size=WIDE) as pilot:
+        app.theme = "textual-light"
+        await settle(pilot, app)
+        await pilot.press("tab")  # the list focused: its selected row in the cursor's colours
+        await settle(pilot, app)
+        results = app.screen.query_one(ResultsList)
+        strips = app.screen._compositor.render_strips()
+        segments = strips[results.region.y + 1]
+        for char in (BOOKMARK_MARKER, "S"):  # the star and the first letter of the name "SCBench"
+            segment = next(s for s in segments if char in s.text)
+            style = segment.style
+            assert contrast(style.color, style.bgcolor) >= 3.0, (char, style)
