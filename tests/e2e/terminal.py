@@ -140,10 +140,10 @@ class Terminal:
 
 # The footer's hints for each focus: only the results list offers ⏎ Open; the reader offers the
 # paper's keys (? Help ...) without it; the search box offers neither.
-FOCUS = {
-    "search": lambda footer: "? Help" not in footer,
+FOCUS = {  # the footer shows the keys that work where the focus is
+    "search": lambda footer: "^y Copy link" in footer,
     "results": lambda footer: "⏎ Open" in footer,
-    "reader": lambda footer: "? Help" in footer and "⏎ Open" not in footer,
+    "reader": lambda footer: "y Copy link" in footer and "^y" not in footer and "⏎ Open" not in footer,
 }
 
 ESC = "\x1b"

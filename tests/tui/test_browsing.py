@@ -270,3 +270,30 @@ async def test_the_light_theme_keeps_the_selected_rows_name_and_star_legible(mak
             segment = next(s for s in segments if char in s.text)
             style = segment.style
             assert contrast(style.color, style.bgcolor) >= 3.0, (char, style)
+
+
+async def test_opening_a_bookmark_keeps_the_query(make_app, seed_engine):
+    app = make_app()
+    scbench = seed_engine.search("kv cache").hits[0].paper_id
+    inside = seed_engine.paper(scbench)
+    outside = next(paper for paper in seed_engine.papers if "cache" not in paper.abstract.lower())
+    for paper in (inside, outside):
+        app.store.add(Bookmark(paper.id, None, seed_engine.row(paper.id).headline))
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        await pilot.press(*"kv cache", "enter")
+        await settle(pilot, app)
+        listed = list(app.screen.query_one(ResultsList).paper_ids)
+        assert inside.id in listed and outside.id not in listed
+        for paper in (outside, inside):  # one not among the results, then one that is
+            await pilot.press("B")
+            await settle(pilot, app)
+            app.screen.dismiss(paper.id)  # as enter on its row does
+            await settle(pilot, app)
+            main = app.screen
+            assert main.query_one(SearchBox).value == "kv cache"
+            assert main.query_one(ResultsList).paper_ids == listed
+            assert main.current_paper_id() == paper.id  # the paper actions act on it
+            assert main.query_one(ReaderPane).text.plain.startswith(seed_engine.paper(paper.id).title or ""), paper is outside
+            await pilot.press("escape")
+            await settle(pilot, app)

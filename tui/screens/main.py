@@ -98,6 +98,8 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         self._colors = RowColors.for_theme(dark=True)
         self._more_to_last = False
         """G asked for the last paper of a result not listed whole yet: go there once it is."""
+        self._pinned_over: str | None = None
+        """The list's selection when a paper was pinned: moving away from it unpins."""
         self._pinned: str | None = None
         """A bookmark opened from the bookmarks screen that is not in the list: the reader shows it
         and the paper actions act on it, until the selection moves."""
@@ -449,8 +451,9 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
 
     @on(ResultsList.OptionHighlighted, "#results")
     def selection_moved(self, event: ResultsList.OptionHighlighted) -> None:
-        self._pinned = None
-        self._show_reader(event.option.id)
+        if event.option.id != self._pinned_over:  # the user moved on from where the list stood
+            self._pinned = None
+        self._show_reader(self.current_paper_id())
 
     @on(ResultsList.OptionSelected, "#results")
     def open_selected(self, event: ResultsList.OptionSelected) -> None:
@@ -567,7 +570,7 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         if paper_id in results.paper_ids:
             results.highlighted = results.paper_ids.index(paper_id)
         elif paper_id in self.engine.by_id:
-            self._pinned = paper_id
+            self._pinned, self._pinned_over = paper_id, results.current_id
             reader = self.query_one(ReaderPane)
             terms = tuple(self.result.terms) if self.result else ()
             reader.show_paper(self.engine.paper(paper_id), self.engine.describe, terms, self._bookmark_shown(paper_id))
