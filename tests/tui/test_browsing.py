@@ -294,6 +294,6 @@ async def test_opening_a_bookmark_keeps_the_query(make_app, seed_engine):
             assert main.query_one(SearchBox).value == "kv cache"
             assert main.query_one(ResultsList).paper_ids == listed
             assert main.current_paper_id() == paper.id  # the paper actions act on it
-            assert main.query_one(ReaderPane).text.plain.startswith(seed_engine.paper(paper.id).title or ""), paper is outside
+            assert main.query_one(ReaderPane).text.plain.startswith(seed_engine.paper(paper.id).title or "")
             await pilot.press("escape")
             await settle(pilot, app)
