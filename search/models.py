@@ -60,6 +60,9 @@ class Paper:
     """Order within the loaded corpus set (corpus order)."""
     also_in: tuple[str, ...] = ()
     """The other corpus files the same paper was found in (see search/corpus/merge.py)."""
+    title_added: bool = False
+    """The title is a fact added to a list of abstracts (the bundled ICLR 2025 list): the paper's name
+    is the one its abstract introduces, not the title's."""
 
 
 @dataclass(frozen=True, slots=True)

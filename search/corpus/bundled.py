@@ -89,6 +89,7 @@ def _applied(paper: Paper, fact: Fact | None) -> Paper:
     return replace(
         paper,
         title=fact.title or paper.title,
+        title_added=bool(fact.title) and not paper.title,
         authors=fact.authors or paper.authors,
         keywords=fact.keywords or paper.keywords,
         status=fact.status or paper.status,

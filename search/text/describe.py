@@ -5,9 +5,6 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib import resources
-from pathlib import Path
 from urllib.parse import quote_plus
 
 from search.models import Bookmark, Link, Paper, Rendered
@@ -39,29 +36,11 @@ class Description:
 def describe(paper: Paper) -> Description:
     rendered = convert(paper.abstract)
     # A titled paper's name is its title's (or none): an abstract's acronyms are more often the
-    # field's (NMT, MCMC) than the paper's. The bundled abstracts keep theirs (from_abstract_list).
-    title = None if from_abstract_list(paper) else paper.title
+    # field's (NMT, MCMC) than the paper's. A title added to a list of abstracts (the bundled one)
+    # leaves the paper the name its abstract introduces.
+    title = None if paper.title_added else paper.title
     name = title_name(title) if title else detect_name(rendered)
     return Description(paper, rendered, name, headline(paper, rendered.text, name), paper_links(paper, rendered, name))
-
-
-def from_abstract_list(paper: Paper) -> bool:
-    """Whether the paper is one of the bundled ICLR 2025 abstracts. That list has abstracts only:
-    its titles are facts added to it (search/corpus/bundled.py), and its papers keep the names their
-    abstracts introduce (each checked by reading it, tests/search/test_names.py), not the title's."""
-    return _in_bundled_folder(paper.source)
-
-
-@lru_cache(maxsize=64)
-def _in_bundled_folder(source: str) -> bool:
-    if not source.endswith(".txt"):  # the bundled files are paragraph lists; most sources are not
-        return False
-    return Path(source).resolve().parent == _bundled_folder()
-
-
-@lru_cache(maxsize=1)
-def _bundled_folder() -> Path:
-    return Path(str(resources.files("assets"))).resolve()
 
 
 def quick_headline(paper: Paper) -> str:
