@@ -34,7 +34,7 @@ from search.models import (
     link_records,
     links_from_records,
 )
-from search.query.facets import MATCHES, Facets, quoted, split_facets, toggle, without_facet
+from search.query.facets import MATCHES, Facets, facet_tokens, quoted, split_facets, toggle, without_facet
 from search.query.highlight import term_ranges
 from search.sources import (
     ARXIV_DEFAULT_MAX,
@@ -113,6 +113,7 @@ __all__ = [
     "display_label",
     "downloaded_lists",
     "export",
+    "facet_tokens",
     "forget_index",
     "get_list",
     "in_catalogue",

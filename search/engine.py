@@ -20,7 +20,7 @@ from search.index.lifecycle import DAMAGED_NOTICE, IndexStatus, ShardedIndex
 from search.index.shard import Progress
 from search.models import AvailableFilters, Hit, Marks, Paper, SearchResult
 from search.query.budget import SEARCH_SECONDS, Budget, SearchStopped, shortened
-from search.query.facets import MATCHES, Facets, facet_tokens, split_facets
+from search.query.facets import MATCHES, SORTS, Facets, facet_tokens, split_facets
 from search.query.filters import Filters, missing_fields
 from search.query.parse import explicit_syntax, named_fields
 from search.query.runner import QueryRunner
@@ -46,6 +46,7 @@ were when checked (a stat each); one written, replaced or deleted meanwhile has 
 
 
 _WORDS = re.compile(r"[^\W_]")
+_SORT_TOKEN = re.compile(r"-?sort:", re.I)
 
 
 def _joined(notes: list[str]) -> str | None:
@@ -232,31 +233,40 @@ class SearchEngine:
         cancel: threading.Event | None = None,
         seconds: float | None = SEARCH_SECONDS,
         match: str = "any",
+        sort: str = "relevance",
     ) -> SearchResult:
         """Ranked hits for a query, with its facets (list:, venue:, status:, has:, is:, sort:,
         match:) applied; `partial`: the last word is still being typed; `hit_terms`: fill each
         hit's matched terms (the result's own `terms` are always there, for highlighting); `marks`:
         the user's bookmarks and read papers, for is: filters; `match`: "any" (papers with any of
-        the words, ranked) or "all" (only those with every word), unless the query says match:.
+        the words, ranked) or "all" (only those with every word), unless the query says match:;
+        `sort`: the order (relevance, order, name) unless the query says sort:.
         The search stops when `cancel` is set or after `seconds` (None: no time limit), with what
         it had and a hint in the notice; every bound it met on the way (fuzzy distance, expansions,
         query length) is a hint too, and so is every facet or field that cannot find anything."""
         if match not in MATCHES:
             raise ValueError(f"match must be one of {', '.join(MATCHES)}, not {match!r}")
+        if sort not in SORTS:
+            raise ValueError(f"sort must be one of {', '.join(SORTS)}, not {sort!r}")
         if self._runner is None:
             self.ensure_index()
         assert self._runner is not None
         budget = Budget(seconds, cancel)
         text = shortened(text, budget)
         words, facets = split_facets(text)
+        if sort != "relevance" and not any(_SORT_TOKEN.match(token) for token in facet_tokens(text)):
+            facets = dataclasses.replace(facets, sort=sort)
         text = " ".join(text.split())
         allowed, problems = self._filters.allowed(facets, self._canonical_marks(marks or Marks()))
         if facets.related is not None:
             return self._related_result(text, facets, limit, allowed, problems, budget)
         if not _WORDS.search(words):
             if not facets.filters and facets.sort == "relevance":
-                if facet_tokens(text):  # only facets that filter nothing (has:pdf): never searched as words
+                if facet_tokens(text) and problems:  # only facets that filter nothing (has:pdf): never words
                     return SearchResult(text, (), 0, notice=_joined([*problems, *budget.hints]))
+                if facet_tokens(text):  # match:all, sort:relevance alone: nothing to rank, every paper
+                    hits = tuple(Hit(paper.id, 0.0) for paper in self.papers[:limit])
+                    return SearchResult(text, hits, len(self.papers), notice=_joined(budget.hints))
                 return self._runner.run(text, limit, partial, hit_terms, budget=budget)  # no words, no facets
             papers = [paper for paper in self.papers if allowed is None or paper.id in allowed]
             hits = tuple(Hit(paper.id, 0.0) for paper in self._filters.sort(papers, facets.sort)[:limit])

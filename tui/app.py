@@ -46,6 +46,7 @@ class ReaderApp(App[int]):
         """The store, or why bookmarks are unavailable (told when the user tries to use them)."""
         self.initial_query = query
         self._preferences_notice: str | None = None
+        self._told_not_saved = False
         if preferences is None:
             loaded = load_preferences(themes=self.available_themes)
             preferences, self._preferences_notice = loaded.preferences, loaded.notice
@@ -79,7 +80,9 @@ class ReaderApp(App[int]):
         try:
             save_preferences(changed, themes=self.available_themes)
         except ReaderError as problem:
-            self.notify(str(problem), title="Preferences not saved", severity="warning", timeout=10, markup=False)
+            if not self._told_not_saved:  # once: every later change fails the same way
+                self._told_not_saved = True
+                self.notify(str(problem), title="Preferences not saved", severity="warning", timeout=10, markup=False)
 
     def watch_theme(self, theme: str) -> None:
         """A theme picked in the palette (ctrl+p, Theme) is the theme of the next start too."""

@@ -41,8 +41,15 @@ class SearchFinished(Message):
     """Said even when the result is outdated: the index was found damaged and rebuilt meanwhile."""
     cancelled: bool = False
     """The search was cancelled part-way: its result is never shown, only the index notice."""
-    more: bool = False
-    """Every match of a query already shown (its first page listed): they extend the list."""
+
+
+@dataclass
+class MoreFound(Message):
+    """Every match of a query whose first page (`first`, the result listed) is shown: the rest extends
+    the list, unless the list shows another result by then."""
+
+    first: SearchResult
+    result: SearchResult
 
 
 @dataclass

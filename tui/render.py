@@ -164,15 +164,17 @@ def _clip(value: str, limit: int | None) -> str:
     return value if limit is None or len(value) <= limit else value[: limit - 1] + "…"
 
 
+STAR = Style(color="yellow")
+"""The bookmark star on a dark theme (the reader is given the theme's)."""
 NOTE_LINES = 6
 """The reader shows this many lines of a note (n opens all of it)."""
 
 
-def bookmark_text(bookmark: Bookmark) -> Text:
-    """The reader's bookmark lines: "★ Bookmarked · tags: a, b", the note's first lines, and the keys
-    that edit them."""
+def bookmark_state_text(bookmark: Bookmark, star: Style = STAR) -> Text:
+    """The reader's lines over a bookmarked paper: "★ Bookmarked · tags: a, b", the note's first
+    lines, and the keys that edit them; `star`: the theme's colour for the star."""
     out = Text()
-    out.append("★ Bookmarked", style="bold yellow")
+    out.append("★ Bookmarked", style=star + Style(bold=True))
     if bookmark.tags:
         out.append("  ·  tags: ", style="dim")
         out.append(", ".join(map(shown, bookmark.tags)), style="bold")
@@ -182,5 +184,5 @@ def bookmark_text(bookmark: Bookmark) -> Text:
         out.append("\n      ".join(lines[:NOTE_LINES]))
         if len(lines) > NOTE_LINES:
             out.append(f"\n      … {len(lines) - NOTE_LINES} more lines (n shows the whole note)", style="dim")
-    out.append("\nn note · t tags · b remove", style="dim")
+    out.append("\nn edits the note, t the tags, b removes the bookmark (in the list or here)", style="dim")
     return out

@@ -43,7 +43,8 @@ def related_paper(result: SearchResult) -> str | None:
 
 def result_title(lists: Sequence[str], result: SearchResult, related_headline: str | None = None) -> str:
     """The header over search results: "iclr2025 · 12 matches for “kv cache”"; for words that not
-    every match has, "iclr2018 · “graph neural network”: 312 with all words · 4,863 with any" (with
+    every match has, "iclr2018 · “graph neural network”: 312 with all words (match:all) · 4,863
+    with any" (with
     match:all, "312 with all words (of 4,863 with any)"); for a `related:` query whose paper is
     loaded (`related_headline`), "iclr2025 · 40 papers related to “…”"."""
     if related_headline is not None:
@@ -53,7 +54,7 @@ def result_title(lists: Sequence[str], result: SearchResult, related_headline: s
         if result.match == "all":
             what = f"“{query}”: {result.all_words:,} with all words (of {result.any_words:,} with any)"
         else:
-            what = f"“{query}”: {result.all_words:,} with all words · {result.any_words:,} with any"
+            what = f"“{query}”: {result.all_words:,} with all words (match:all) · {result.any_words:,} with any"
     else:
         noun = "match" if result.total == 1 else "matches"
         what = f"{result.total:,} {noun} for “{shown(result.corrected or result.query)}”"
@@ -74,13 +75,6 @@ def result_status(result: SearchResult) -> str:
         return f"Nothing matches “{query}”. Try fewer or other words, a prefix like graph*, or fuzzy~."
     if result.notice:
         return f"Hint: {shown(result.notice)}."
-    if (
-        result.match != "all"
-        and result.all_words is not None
-        and result.any_words
-        and result.any_words > result.all_words
-    ):
-        return "Ranked by how well they match; a (or match:all) lists only the papers with every word."
     return ""
 
 

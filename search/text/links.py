@@ -15,6 +15,8 @@ _START = re.compile(r"https?://|www\.", re.IGNORECASE)
 _BARE_HOST = re.compile(r"(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,24}(?=[/?#]|$)", re.IGNORECASE)
 _PAGES_HOSTS = (".github.io", ".gitlab.io")
 # A Markdown link's target: "[label](target)", one level of parentheses inside it ("...%20(MRNN)").
+_MARKDOWN_LINK = re.compile(r"!?\[[^\[\]]*\]\([^()\s]*\)")
+"""One Markdown link or image with nothing nested in it."""
 _MARKDOWN_TARGET = re.compile(r"\]\(\s*([^\s()]*(?:\([^\s()]*\)[^\s()]*)*)\s*\)")
 _SEPARATORS = re.compile(r"\s*[;,]\s+|\s+\+\s+|\s+")
 MAX_FIELD_URLS = 20
@@ -42,8 +44,10 @@ def field_urls(value: str | None) -> tuple[str, ...]:
     whose icons' relative targets are not addresses). Text that is no address gives nothing."""
     if not value:
         return ()
-    markdown = "](" in value
-    pieces = [match.group(1) for match in _MARKDOWN_TARGET.finditer(value)] if markdown else _joined_pieces(value)
+    pieces: list[str] = list(_joined_pieces(value))
+    if "](" in value:  # Markdown links' targets, then the plain addresses written beside them
+        pieces = [match.group(1) for match in _MARKDOWN_TARGET.finditer(value)]
+        pieces += _joined_pieces(_without_markdown_links(value))
     found: list[str] = []
     for piece in pieces:
         url = safe_url(_with_scheme(piece.strip("<>").rstrip(".,;:")))
@@ -52,6 +56,16 @@ def field_urls(value: str | None) -> tuple[str, ...]:
             if len(found) == MAX_FIELD_URLS:
                 break
     return tuple(found)
+
+
+def _without_markdown_links(value: str) -> str:
+    """The field with every Markdown link (and image, nested inside one) taken out, innermost first;
+    at most MAX_FIELD_URLS rounds, so any input stays linear."""
+    for _ in range(MAX_FIELD_URLS):
+        value, count = _MARKDOWN_LINK.subn(" ", value)
+        if not count:
+            break
+    return value
 
 
 def _joined_pieces(value: str) -> Iterator[str]:

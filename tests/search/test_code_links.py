@@ -59,6 +59,8 @@ def code_urls(paper):
         ("keypointnet.github.io", ["https://keypointnet.github.io"]),  # nips2018: a project-pages host
         ("https://github.com/wangyucheng1234/BerV AE", ["https://github.com/wangyucheng1234/BerVAE"]),
         ("https://github.com/a/b; https://gitlab.com/c/d", ["https://github.com/a/b", "https://gitlab.com/c/d"]),
+        # a plain address beside a Markdown link is kept too
+        ("https://github.com/a/b [demo](https://github.com/c/d)", ["https://github.com/c/d", "https://github.com/a/b"]),
     ],
 )
 def test_every_way_a_list_writes_its_code_link_gives_a_code_link(tmp_path, github, expected):

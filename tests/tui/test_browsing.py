@@ -4,6 +4,7 @@ work where the focus is, the reader showing the user's own notes, and a split th
 from __future__ import annotations
 
 import json
+import threading
 
 from rich.color import Color
 
@@ -11,7 +12,6 @@ from search import Bookmark, SearchEngine, load_corpus
 from search.user.store import UserStore
 from tests.tui.conftest import settle
 from tui.app import ReaderApp
-from tui.screens.main import MainScreen
 from tui.widgets.reader import ReaderPane
 from tui.widgets.results_list import BOOKMARK_MARKER, ResultsList
 from tui.widgets.search_box import SearchBox
@@ -192,9 +192,10 @@ async def test_brackets_resize_the_split_and_the_next_start_keeps_it(make_app):
         await settle(pilot, app)
         before = app.screen.query_one(ResultsList).size.width
         await pilot.press("tab", "right_square_bracket", "right_square_bracket")
-        await settle(pilot, app)
+        await pilot.pause()
         wider = app.screen.query_one(ResultsList).size.width
         assert wider >= before + 12  # two steps of 5% of 140 columns
+        # and quitting at once (before the split is saved on its timer) still keeps it
     again = make_app()
     async with again.run_test(size=WIDE) as pilot:
         await settle(pilot, again)
@@ -211,18 +212,27 @@ async def test_an_unknown_list_is_told_in_the_app_not_swallowed(make_app):
         assert "no list named 'nope'" in status
 
 
-async def test_a_query_typed_while_indexing_says_its_search_waits(tmp_path):
+async def test_a_query_typed_while_indexing_says_its_search_waits(tmp_path, monkeypatch):
     engine = SearchEngine(load_corpus([write_list(tmp_path / "l.json", long_titles(30))]), cache_dir=tmp_path / "c")
+    release = threading.Event()
+    build = engine.ensure_index
+
+    def slow_build(*args, **kwargs):  # the build reports 12 of 30 papers, then waits for the test
+        kwargs["on_progress"](12, 30)
+        release.wait(10)
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "ensure_index", slow_build)
     app = ReaderApp(engine, store=UserStore())
     async with app.run_test(size=WIDE) as pilot:
-        screen = app.screen
-        assert isinstance(screen, MainScreen)
-        screen.on_index_progress(type("Progress", (), {"done": 12, "total": 30})())  # as the build reports
-        screen.query_one(SearchBox).value = "graph"
         await pilot.pause()
+        await pilot.press(*"graph")
+        await pilot.pause()
+        screen = app.screen
+        assert not engine.ready
         status = str(screen.query_one("#status").content)
-        if not engine.ready:  # (the 30-paper build may already be done: then results show instead)
-            assert "(40%)" in status and "your search runs as soon as it finishes" in status
+        assert "(40%)" in status and "your search runs as soon as it finishes" in status
+        release.set()
         await settle(pilot, app)
         assert screen.result is not None and screen.result.total == 30
 
@@ -297,3 +307,39 @@ async def test_opening_a_bookmark_keeps_the_query(make_app, seed_engine):
             assert main.query_one(ReaderPane).text.plain.startswith(seed_engine.paper(paper.id).title or "")
             await pilot.press("escape")
             await settle(pilot, app)
+
+
+async def test_the_rest_of_an_older_result_never_lands_in_a_newer_list(tmp_path):
+    from tui.messages import MoreFound
+
+    engine = engine_of(tmp_path, long_titles(450), long_titles(300, "COLM 2025", word="memory"))
+    app = ReaderApp(engine, store=UserStore())
+    async with app.run_test(size=NARROW) as pilot:
+        await settle(pilot, app)
+        await pilot.press(*"graph")
+        await settle(pilot, app)
+        screen = app.screen
+        older = screen.result
+        everything = engine.search("graph", limit=1000)
+        await pilot.press(*["backspace"] * 5, *"memory")
+        await settle(pilot, app)
+        listed = list(screen.query_one(ResultsList).paper_ids)
+        screen.post_message(MoreFound(older, everything))  # as a slow worker would, too late
+        await settle(pilot, app)
+        assert screen.query_one(ResultsList).paper_ids == listed
+        assert all("memory" in engine.paper(pid).abstract for pid in listed)
+
+
+async def test_a_default_order_from_the_preferences_keeps_completing_the_word_being_typed(tmp_path):
+    from tui.preferences import Preferences
+
+    app = ReaderApp(engine_of(tmp_path, long_titles(30)), store=UserStore(), preferences=Preferences(sort="name"))
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        await pilot.press(*"gra")  # "gra" is the start of "graph": it matches while typed
+        await settle(pilot, app)
+        result = app.screen.result
+        assert result is not None and result.total == 30 and "sort:" not in result.query
+        ids = app.screen.query_one(ResultsList).paper_ids
+        headlines = [engine_row.headline for engine_row in map(app.engine.row, ids)]
+        assert headlines == sorted(headlines, key=str.casefold)

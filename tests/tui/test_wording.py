@@ -54,11 +54,9 @@ def test_header_over_results_counts_every_match_even_while_only_the_first_are_li
 def test_header_says_how_many_have_all_the_words_and_how_many_any():
     words = result("graph neural network", 200, 4863, all_words=312, any_words=4863)
     assert result_title(["iclr2018"], words) == (
-        "iclr2018 · “graph neural network”: 312 with all words · 4,863 with any"
+        "iclr2018 · “graph neural network”: 312 with all words (match:all) · 4,863 with any"
     )
-    assert result_status(words) == (
-        "Ranked by how well they match; a (or match:all) lists only the papers with every word."
-    )
+    assert result_status(words) == ""  # the header says it all: no status line appears while typing
     only_all = result("graph neural network match:all", 200, 312, all_words=312, any_words=4863, match="all")
     assert result_title(["iclr2018"], only_all) == (
         "iclr2018 · “graph neural network match:all”: 312 with all words (of 4,863 with any)"

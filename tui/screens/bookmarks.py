@@ -12,7 +12,7 @@ from textual.events import Resize
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from search import Bookmark, Row, display_label
+from search import Bookmark, Row, display_label, shown
 from tui.render import NAME_STYLE, links_text
 from tui.screens.main import NARROW_WIDTH
 from tui.screens.paper_actions import ALREADY_REMOVED, PAPER_BINDINGS, UNDO_TIMEOUT, PaperActions, removed_notice
@@ -49,11 +49,11 @@ def bookmark_text(bookmark: Bookmark) -> Text:
     ):
         if value:
             out.append(f"{label}: ", style="dim")
-            out.append(value, style=NAME_STYLE if label == "Tags" else "")
+            out.append(shown(value), style=NAME_STYLE if label == "Tags" else "")
             out.append("\n")
     if bookmark.note:
         out.append("\nNote\n", style="bold")
-        out.append(bookmark.note)
+        out.append("\n".join(map(shown, bookmark.note.splitlines())))  # the user's, or an imported file's
         out.append("\n")
     out.append("\n")
     abstract = bookmark.abstract  # stored text, never converted; laid out on the interface thread, so bounded

@@ -10,7 +10,8 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.screen import Screen
 
-from search import SearchEngine, quoted, split_facets, toggle, without_facet
+from search import SearchEngine, facet_tokens, quoted, split_facets, toggle, without_facet
+from tui.preferences import Preferences
 from tui.screens.choosers import Chooser, NameDialog, SavedSearches
 from tui.store_access import StoreAccess
 from tui.widgets.search_box import SearchBox
@@ -55,6 +56,7 @@ class DiscoveryActions(Screen[None]):
 
     engine: SearchEngine
     store_access: StoreAccess
+    preferences: Preferences
 
     @abstractmethod
     def current_paper_id(self) -> str | None:
@@ -86,7 +88,8 @@ class DiscoveryActions(Screen[None]):
         if not query.strip():
             self.notify("Type some words first: a then lists only the papers with all of them", severity="warning")
             return
-        self._set_query(toggle(query, "match:all"))
+        in_effect = split_facets(query)[1].match or self.preferences.match  # the query's, else the default
+        self._set_query(toggle(query, "match:any" if in_effect == "all" else "match:all"))
 
     def action_pick_list(self) -> None:
         counts = self.engine.list_counts()  # a paper in two lists counts in both, and once in all
@@ -104,7 +107,8 @@ class DiscoveryActions(Screen[None]):
     def action_filters(self) -> None:
         query = self.query_one(SearchBox).value
         active = {token.lower() for token in query.split()}
-        sort = split_facets(query)[1].sort
+        said = any(token.lower().lstrip("-").startswith("sort:") for token in facet_tokens(query))
+        sort = split_facets(query)[1].sort if said else self.preferences.sort  # the order in effect
         choices: list[tuple[Text | str, str]] = []
         for token, meaning in filter_choices(self.engine):
             on = token.lower() in active or (token == f"sort:{sort}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import threading
 from collections.abc import Callable
 
 from rich.text import Text
@@ -16,9 +17,9 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, ProgressBar, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from search import Bookmark, Marks, SearchEngine, SearchResult, UserStore, bookmark_of, split_facets
+from search import Bookmark, Marks, SearchEngine, SearchResult, UserStore, bookmark_of
 from tui import wording
-from tui.messages import IndexFailed, IndexProgress, IndexReady, SearchFinished
+from tui.messages import IndexFailed, IndexProgress, IndexReady, MoreFound, SearchFinished
 from tui.preferences import SPLIT_MAX, SPLIT_MIN, Match, Preferences, Sort
 from tui.screens.discovery import DISCOVERY_BINDINGS, DiscoveryActions
 from tui.screens.getting import GET_BINDINGS, ListGetting
@@ -33,6 +34,8 @@ from tui.widgets.splitter import Splitter
 RESULT_LIMIT = 200
 """Results fetched per keystroke; the rest of a long result is listed when the selection nears the
 end of the first ones (or `G` asks for the last)."""
+SAVE_DELAY = 0.5
+"""A new split is saved this long after the last change to it (dragging sends many)."""
 SPLIT_STEP = 5
 """How much `[` and `]` narrow or widen the result list, in percent of the width."""
 TYPED_KEY_NAMES = ("slash", "question_mark", "left_square_bracket", "right_square_bracket")
@@ -98,6 +101,7 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         self._colors = RowColors.for_theme(dark=True)
         self._more_to_last = False
         """G asked for the last paper of a result not listed whole yet: go there once it is."""
+        self._split_timer: Timer | None = None
         self._pinned_over: str | None = None
         """The list's selection when a paper was pinned: moving away from it unpins."""
         self._pinned: str | None = None
@@ -172,13 +176,28 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         self._set_split(message.percent)
 
     def _set_split(self, percent: int) -> None:
+        if self.app.size.width < NARROW_WIDTH:
+            self.notify(f"Two panes need {NARROW_WIDTH} columns: this terminal shows one at a time", severity="warning")
+            return
         percent = min(SPLIT_MAX, max(SPLIT_MIN, percent))
         if self.list_only:
             self.action_toggle_list_only()  # resizing asks for both panes
         if percent != self.split:
             self.split = percent
             self._apply_width(self.app.size.width)
-            self._remember(split=percent)
+            # Saved once the dragging or the key presses stop: a file write per mouse move would stutter.
+            if self._split_timer is not None:
+                self._split_timer.stop()
+            self._split_timer = self.set_timer(SAVE_DELAY, self._save_split)
+
+    def _save_split(self) -> None:
+        self._split_timer = None
+        self._remember(split=self.split)
+
+    def on_unmount(self) -> None:
+        if self._split_timer is not None:  # quitting right after a change: save it now
+            self._split_timer.stop()
+            self._save_split()
 
     def action_toggle_list_only(self) -> None:
         """z: the list alone across the whole width (enter opens a paper over it, esc comes back), or
@@ -234,6 +253,8 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         self.workers.cancel_group(self, "index")
         old, self.engine = self.engine, engine
         self.result = None
+        self._venue_width = venue_column_width(paper.venue for paper in engine.papers)
+        self.query_one(ProgressBar).update(total=None, progress=0)  # no stale percentage while it starts
         self._show_all()
         self.set_status(wording.INDEXING)
         self.build_index()
@@ -291,6 +312,7 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
 
     def _cancel_search(self) -> None:
         self.workers.cancel_group(self, "search")
+        self.workers.cancel_group(self, "more")
         self._search_worker = self._running_query = None
 
     @work(thread=True, group="search", exit_on_error=False)
@@ -298,26 +320,24 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         # Cancelling the worker (typing on, a new list, quitting) stops the engine's search too: a
         # thread cannot be interrupted, and the app does not exit before its threads have ended.
         worker = get_current_worker()
-        result = self.engine.search(
-            self._with_default_sort(text),
-            limit=RESULT_LIMIT,
-            partial=True,
-            hit_terms=False,
-            marks=marks,
-            cancel=worker.cancelled_event,
-            match=self.preferences.match,
-        )
+        result = self._search(text, RESULT_LIMIT, marks, worker.cancelled_event)
         index_notice = self.engine.take_index_notice()
         if index_notice or not worker.is_cancelled:
             self.post_message(SearchFinished(text, result, index_notice, cancelled=worker.is_cancelled))
 
-    def _with_default_sort(self, text: str) -> str:
-        """The query with the user's default order (preferences) when it names no sort: itself; the
-        header then says which order it is in."""
-        sort = self.preferences.sort
-        if sort == "relevance" or split_facets(text)[1].sort != "relevance" or "sort:" in text.lower():
-            return text
-        return f"{text.rstrip()} sort:{sort}" + (" " if text[-1:].isspace() else "")
+    def _search(self, text: str, limit: int, marks: Marks, cancel: threading.Event) -> SearchResult:
+        """The query as typed, the user's default order and match mode applying where it says none."""
+        preferences = self.preferences
+        return self.engine.search(
+            text,
+            limit=limit,
+            partial=True,
+            hit_terms=False,
+            marks=marks,
+            cancel=cancel,
+            match=preferences.match,
+            sort=preferences.sort,
+        )
 
     def set_defaults(self, sort: Sort | None = None, match: Match | None = None) -> None:
         """Change the default sort or match mode (the palette's commands), remember it, search again."""
@@ -328,17 +348,14 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         self._remember(**changes)
         query = self.query_one(SearchBox).value
         if query.strip() and self.engine.ready:
-            self._running_query = None
+            self._cancel_search()
             self._start_search(query)
 
     def on_search_finished(self, message: SearchFinished) -> None:
         if message.index_notice:
             self.notify(message.index_notice, title="Index", severity="warning", timeout=8, markup=False)
         if not message.cancelled and message.query == self.query_one(SearchBox).value:
-            if message.more:
-                self._extend(message.result)
-            else:
-                self._show_result(message.result)
+            self._show_result(message.result)
         # else: an outdated query, whose results must never be shown
 
     # -- the rest of a long result ------------------------------------------------------------
@@ -347,34 +364,32 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         self._more_to_last = self._more_to_last or message.to_last
         query = self.query_one(SearchBox).value
         if self.result is not None and query.strip():
-            self.run_more(query, self.result.total, self._marks())
+            self.run_more(query, self.result, self._marks())
 
-    def _extend(self, result: SearchResult) -> None:
-        """List the matches of `result` (the same query, every match) after the ones listed."""
+    @work(thread=True, exclusive=True, group="more", exit_on_error=False)
+    def run_more(self, text: str, first: SearchResult, marks: Marks) -> None:
+        """Every match of the query whose first page (`first`) is listed (in a thread: thousands of
+        hits cost tens of milliseconds)."""
+        worker = get_current_worker()
+        result = self._search(text, max(first.total, RESULT_LIMIT), marks, worker.cancelled_event)
+        if not worker.is_cancelled:
+            self.post_message(MoreFound(first, result))
+
+    def on_more_found(self, message: MoreFound) -> None:
+        """List the rest of a result after its first page, unless the list shows something else by now
+        (another query, order or list: each replaces the list and cancels this search)."""
+        if message.first is not self.result:
+            return
         results = self.query_one(ResultsList)
         listed = set(results.paper_ids)
+        result = message.result
         new = [hit.paper_id for hit in result.hits if hit.paper_id not in listed]
-        self.result = result
-        results.extend(new, lambda pid: self._row(pid, result.terms), more=False)
+        results.extend(new, lambda pid: self._row(pid, result.terms), more=result.total > len(listed) + len(new))
+        if result.notice and result.notice != message.first.notice:  # stopped part-way: say so
+            self.set_status(wording.result_status(result))
         if self._more_to_last and results.paper_ids:
             results.highlighted = len(results.paper_ids) - 1
         self._more_to_last = False
-
-    @work(thread=True, exclusive=True, group="more", exit_on_error=False)
-    def run_more(self, text: str, total: int, marks: Marks) -> None:
-        """Every match of the query shown (in a thread: thousands of hits cost tens of ms)."""
-        worker = get_current_worker()
-        result = self.engine.search(
-            self._with_default_sort(text),
-            limit=max(total, RESULT_LIMIT),
-            partial=True,
-            hit_terms=False,
-            marks=marks,
-            cancel=worker.cancelled_event,
-            match=self.preferences.match,
-        )
-        if not worker.is_cancelled:
-            self.post_message(SearchFinished(text, result, None, cancelled=False, more=True))
 
     def _show_all(self) -> None:
         self.result = None
@@ -413,6 +428,7 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
 
     def _fill(self, ids: list[str], make_row, more: bool = False) -> None:
         results = self.query_one(ResultsList)
+        self.workers.cancel_group(self, "more")  # the rest of the list shown before is not wanted now
         self._pinned = None
         results.show(ids, make_row, more)
         if self._open_after_fill in ids:
@@ -457,7 +473,14 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
 
     @on(ResultsList.OptionSelected, "#results")
     def open_selected(self, event: ResultsList.OptionSelected) -> None:
+        self._unpin()  # enter or a click on a row opens that row's paper
         self.action_open_paper()
+
+    def _unpin(self) -> None:
+        """Back to the list's own selection after a bookmark shown over it."""
+        if self._pinned is not None:
+            self._pinned = None
+            self._show_reader(self.current_paper_id())
 
     @property
     def reader_waiting(self) -> bool:
@@ -560,7 +583,7 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
 
         from tui.screens.bookmarks import BookmarksScreen  # loaded when first opened, not before the first frame
 
-        self.app.push_screen(BookmarksScreen({p.id for p in self.engine.papers}, self.store_access), opened)
+        self.app.push_screen(BookmarksScreen(set(self.engine.by_id), self.store_access), opened)  # aliases too
 
     def _open_bookmarked(self, paper_id: str) -> None:
         """Open a paper chosen on the bookmarks screen, keeping the query: selected in the list when it
@@ -581,6 +604,7 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
     def action_close_reader(self) -> None:
         if self.query_one(ReaderPane).has_focus or self.has_class("reading"):
             self.remove_class("reading")
+            self._unpin()
             self.query_one(ResultsList).focus()
 
     # -- focus and back -----------------------------------------------------------------------

@@ -13,7 +13,8 @@ from textual.message import Message
 from textual.widgets import Static
 
 from search import Bookmark, Description, Paper
-from tui.render import bookmark_text, converting_text, paper_text
+from tui.render import bookmark_state_text, converting_text, paper_text
+from tui.widgets.results_list import RowColors
 
 INLINE_CHARS = 5_000
 """Abstracts up to this long, with up to INLINE_MARKUP markup characters, are converted and laid out
@@ -74,7 +75,8 @@ class ReaderPane(VerticalScroll):
     def show_bookmark(self, bookmark: Bookmark | None) -> None:
         """The paper's bookmark state, tags and note above it (none: the line is hidden)."""
         line = self.query_one("#bookmark", Static)
-        line.update(bookmark_text(bookmark) if bookmark else "")
+        star = RowColors.for_theme(self.app.current_theme.dark).bookmark
+        line.update(bookmark_state_text(bookmark, star) if bookmark else "")
         line.set_class(bookmark is not None, "active")
 
     @property
