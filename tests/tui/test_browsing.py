@@ -343,3 +343,16 @@ async def test_a_default_order_from_the_preferences_keeps_completing_the_word_be
         ids = app.screen.query_one(ResultsList).paper_ids
         headlines = [engine_row.headline for engine_row in map(app.engine.row, ids)]
         assert headlines == sorted(headlines, key=str.casefold)
+
+
+async def test_maximize_gives_the_list_the_whole_width(make_app):
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        results = app.screen.query_one(ResultsList)
+        app.screen.maximize(results)  # the palette's "Maximize" with the list focused
+        await settle(pilot, app)
+        assert results.outer_size.width == WIDE[0]
+        app.screen.minimize()
+        await settle(pilot, app)
+        assert results.outer_size.width < WIDE[0] and app.screen.query_one(ReaderPane).display
