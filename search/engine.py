@@ -38,8 +38,6 @@ class Row:
     has_code: bool
 
 
-RELATED_LIMIT = 30
-"""How many related papers `related:ID` lists."""
 FILES_CHECK_INTERVAL = 2.0
 """At most this often (in seconds), a search first checks that the open index's files are as they
 were when checked (a stat each); one written, replaced or deleted meanwhile has the index repaired."""
@@ -340,7 +338,8 @@ class SearchEngine:
         self, text: str, facets: Facets, limit: int, allowed, problems: list[str], budget: Budget
     ) -> SearchResult:
         try:
-            hits = self._related(facets.related or "", max(limit, RELATED_LIMIT), allowed, budget)
+            # Every paper sharing its distinctive words, ranked, so the whole list can be reached.
+            hits = self._related(facets.related or "", len(self.papers), allowed, budget)
         except UnknownPaper as error:
             return SearchResult(text, (), 0, notice=_joined([*problems, *budget.hints, str(error)]))
         except SearchStopped as stopped:

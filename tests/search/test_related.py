@@ -22,6 +22,16 @@ def test_related_as_a_query_with_filters_and_unknown_ids(seed_engine):
     assert result.total == 0 and "no paper with id 'nope'" in result.notice
 
 
+def test_every_related_paper_can_be_reached_past_the_first_page(seed_engine):
+    bitstack = by_name(seed_engine, "BitStack")
+    first = seed_engine.search(f"related:{bitstack}", limit=3)
+    assert len(first.hits) == 3 and first.total > 3  # more than one page: the list pages in the rest
+    every = seed_engine.search(f"related:{bitstack}", limit=first.total)
+    ids = [hit.paper_id for hit in every.hits]
+    assert len(ids) == first.total == len(set(ids)) and bitstack not in ids
+    assert ids[:3] == [hit.paper_id for hit in first.hits]
+
+
 def test_related_on_real_corpora_stays_on_topic(real_engine):
     engine = real_engine
     gan = engine.search('title:"generative adversarial"', limit=1).hits[0].paper_id
