@@ -356,3 +356,19 @@ async def test_maximize_gives_the_list_the_whole_width(make_app):
         app.screen.minimize()
         await settle(pilot, app)
         assert results.outer_size.width < WIDE[0] and app.screen.query_one(ReaderPane).display
+
+
+async def test_the_bookmarks_screen_follows_a_theme_change(make_app, seed_engine):
+    app = make_app()
+    paper = seed_engine.papers[0]
+    app.store.add(Bookmark(paper.id, "SCBench", "headline"))
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("tab", "B")
+        await settle(pilot, app)
+        app.theme = "textual-light"  # while the bookmarks screen is open
+        await settle(pilot, app)
+        rows = app.screen.query_one("#bookmark-list")
+        strips = app.screen._compositor.render_strips()
+        star = next(s for s in strips[rows.region.y + 1] if BOOKMARK_MARKER in s.text)
+        assert contrast(star.style.color, star.style.bgcolor) >= 3.0, star.style

@@ -141,6 +141,12 @@ class BookmarksScreen(PaperActions[str | None]):
         self._apply_width(self.app.size.width)
         self.reload()
         self.query_one("#bookmark-list", OptionList).focus()
+        self.watch(self.app, "theme", self._theme_changed, init=False)
+
+    def _theme_changed(self) -> None:
+        """Rows in the new theme's colours (a light theme needs dark markers), the selection kept."""
+        bookmark = self.current_bookmark()
+        self.reload(keep=bookmark.paper_id if bookmark else None)
 
     def on_resize(self, event: Resize) -> None:
         self._apply_width(event.size.width)
