@@ -555,8 +555,7 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
 
     def bookmarks_changed(self, paper_id: str) -> None:
         self._load_marks()
-        if paper_id in self.engine.by_id:
-            paper_id = self.engine.canonical(paper_id)  # the row of a bookmark made under an alias
+        paper_id = self.engine.canonical(paper_id)  # the row of a bookmark made under an alias
         self._redraw_row(paper_id)
         if paper_id == self.current_paper_id():
             self.query_one(ReaderPane).show_bookmark(self._bookmark_shown(paper_id))
@@ -589,7 +588,7 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         """Open a paper chosen on the bookmarks screen, keeping the query: selected in the list when it
         is there, else shown in the reader (and acted on) until the selection moves."""
         results = self.query_one(ResultsList)
-        paper_id = self.engine.canonical(paper_id) if paper_id in self.engine.by_id else paper_id
+        paper_id = self.engine.canonical(paper_id)  # unknown ids stay as they are
         if paper_id in results.paper_ids:
             results.highlighted = results.paper_ids.index(paper_id)
         elif paper_id in self.engine.by_id:
