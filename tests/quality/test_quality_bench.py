@@ -1,0 +1,47 @@
+"""Keeps the quality benchmark working: a quick run over three of the real lists. No thresholds here."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import PAPERLISTS, skip_unless_ci
+
+BENCH = Path(__file__).with_name("bench_quality.py")
+SETUPS = {
+    "title_to_abstracts": "title -> abstracts",
+    "words_to_title_abstract": "words -> title+abstract",
+    "title_to_title_abstract": "title -> title+abstract",
+}
+ENGINES = ("iclr-reader", "fts5")
+SAMPLES = ("a", "b")
+FIGURES = {
+    f"{setup}{'_fts5' if engine == 'fts5' else ''}_{metric}_{sample}"
+    for setup in SETUPS
+    for engine in ENGINES
+    for metric in ("mrr", "top1")
+    for sample in SAMPLES
+}
+COUNTS = {f"{setup}_queries_{sample}" for setup in SETUPS for sample in SAMPLES} | {"papers", "lists", "per_list"}
+
+
+def test_quick_quality_benchmark_prints_a_table_and_every_figure_as_json():
+    if not sorted(PAPERLISTS.glob("*.json")):
+        skip_unless_ci(f"needs the shared corpora at {PAPERLISTS} (not part of a fresh clone)")
+    result = subprocess.run([sys.executable, str(BENCH), "--quick"], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    lines = result.stdout.strip().splitlines()
+    assert lines[0].startswith("iclr-reader quality benchmark: ") and lines[0].endswith("(quick)")
+    assert lines[1].split() == ["setup", "engine", "sample", "MRR@10", "top-1", "queries"]
+    for name in SETUPS.values():
+        for engine in ENGINES:
+            for sample in SAMPLES:
+                row = f"  {name}"
+                assert any(
+                    line.startswith(row) and line[len(row) :].split()[:2] == [engine, sample.upper()] for line in lines
+                ), (name, engine, sample)
+    figures = json.loads(lines[-1])
+    assert figures.keys() >= FIGURES | COUNTS
+    assert all(0 <= figures[key] <= 1 for key in FIGURES), {key: figures[key] for key in FIGURES}
+    assert all(figures[key] > 0 for key in COUNTS)
+    assert figures["lists"] == 3
