@@ -12,26 +12,54 @@ from collections import defaultdict
 from collections.abc import Iterator
 from itertools import pairwise
 from pickle import dumps
+from unicodedata import combining, normalize
 
-from whoosh.analysis import STOP_WORDS, StandardAnalyzer, StemmingAnalyzer
-from whoosh.analysis.tokenizers import default_pattern
+from whoosh.analysis import STOP_WORDS, Filter, RegexTokenizer, StemFilter, StopFilter
 from whoosh.fields import TEXT
-from whoosh.lang.porter import stem
 from whoosh.system import pack_uint
 
-_WORDS = re.compile(default_pattern.pattern.replace("(\\.", "(?:\\."), default_pattern.flags)
-"""Whoosh's token pattern with its group made non-capturing, so findall returns whole matches."""
-_MIN_WORD = 2
-"""StopFilter's default minsize: shorter words are dropped along with stop words."""
-_STEMS: dict[str, str] = {}
-_MAX_STEMS = 500_000
+from search.index.stemmer import stem
+
+_WORDS = re.compile(r"\w(?:\.?\w)+|[^\W\d_](?=-[^\W_])|(?<=[^\W_]-)[^\W\d_]")
+"""A term of the text fields: Whoosh's token pattern (word characters, single dots inside:
+"S2DNet", "e.g", "v1.2.3") of two characters or more, or a single letter joined by a hyphen to a
+word ("k-means", "t-SNE", "U-Net", "top-k"). Other single letters are not terms, as with Whoosh's
+default minimum size, so they take no position either."""
+_NAME_WORDS = re.compile(r"\w+(?:\.?\w+)*")
+"""Whoosh's default token pattern (its group made non-capturing): the names field keeps every word."""
+_TERMS: dict[str, str] = {}
+"""word as written -> term ("" for a stop word), for the stemmed fields."""
+_MAX_TERMS = 500_000
 _ENCODINGS: dict[tuple[int, ...], bytes] = {}
 _MAX_ENCODINGS = 200_000
 
-STEMMING = StemmingAnalyzer()
+
+def folded(word: str) -> str:
+    """A word lower-cased with its accents, ligatures and compatibility forms undone ("Schrödinger"
+    -> "schrodinger", "signiﬁcant" -> "significant"), so that a query typed in plain ASCII finds it."""
+    if word.isascii():
+        return word.lower()
+    return "".join(char for char in normalize("NFKD", word) if not combining(char)).lower()
+
+
+class FoldFilter(Filter):
+    """Whoosh's side of `folded`: in place of its LowercaseFilter."""
+
+    def __call__(self, tokens):
+        for token in tokens:
+            token.text = folded(token.text)
+            yield token
+
+
+STEMMING = (
+    RegexTokenizer(_WORDS)
+    | FoldFilter()
+    | StopFilter(STOP_WORDS, minsize=1)  # (the pattern leaves out single letters; a word may fold to "")
+    | StemFilter(stem)
+)
 """Shared by indexing, querying and highlighting so all three agree on what a term is."""
-LOWERCASE = StandardAnalyzer(stoplist=None)
-"""For names: every word kept as written, only lower-cased."""
+LOWERCASE = RegexTokenizer(_NAME_WORDS) | FoldFilter() | StopFilter(frozenset(), minsize=1)
+"""For names: every word kept as written, only folded."""
 
 
 class FastText(TEXT):
@@ -56,16 +84,16 @@ class FastText(TEXT):
 def analysed(text: str, stemmed: bool) -> tuple[int, list[str]]:
     """The position of the first term and the terms in order (later positions follow on by one,
     as StopFilter renumbers them)."""
-    words = [word.lower() for word in _WORDS.findall(text)]
     if not stemmed:
-        return 0, words
-    first = next((index for index, word in enumerate(words) if _kept(word)), None)
+        names = [folded(word) for word in _NAME_WORDS.findall(text)]
+        first = next((index for index, name in enumerate(names) if name), 0)
+        return first, [name for name in names[first:] if name]
+    terms = _TERMS  # inlined lookups: this runs for every word of every paper indexed
+    found = [terms[word] if word in terms else _term(word) for word in _WORDS.findall(text)]
+    first = next((index for index, term in enumerate(found) if term), None)
     if first is None:
         return 0, []
-    stems = _STEMS  # inlined lookups: this runs for every word of every paper indexed
-    return first, [
-        stems.get(word) or _stem(word) for word in words[first:] if len(word) >= _MIN_WORD and word not in STOP_WORDS
-    ]
+    return first, [term for term in found[first:] if term]
 
 
 def stems(text: str) -> list[str]:
@@ -76,21 +104,19 @@ def stems(text: str) -> list[str]:
 def stemmed_spans(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, term) for each word the stemming analyzer keeps, as it gives them with chars=True."""
     for match in _WORDS.finditer(text):
-        word = match.group().lower()
-        if _kept(word):
-            yield match.start(), match.end(), _stem(word)
+        term = _term(match.group())
+        if term:
+            yield match.start(), match.end(), term
 
 
-def _kept(word: str) -> bool:
-    return len(word) >= _MIN_WORD and word not in STOP_WORDS
-
-
-def _stem(word: str) -> str:
-    term = _STEMS.get(word)
+def _term(word: str) -> str:
+    """The stemmed fields' term for a word as written: folded, "" for a stop word, else stemmed."""
+    term = _TERMS.get(word)
     if term is None:
-        if len(_STEMS) > _MAX_STEMS:
-            _STEMS.clear()
-        term = _STEMS[word] = stem(word)
+        if len(_TERMS) > _MAX_TERMS:
+            _TERMS.clear()
+        plain = folded(word)
+        term = _TERMS[word] = "" if not plain or plain in STOP_WORDS else stem(plain)
     return term
 
 

@@ -21,6 +21,7 @@ from whoosh import index as whoosh_index
 from whoosh.filedb.filestore import RamStorage
 
 from search.errors import IndexCancelled
+from search.index.analysis import folded
 from search.index.codec import codec
 from search.index.schema import SCHEMA_VERSION, build_schema
 from search.models import Paper
@@ -322,7 +323,7 @@ def _fill(ix, descriptions: Descriptions, on_progress: Progress | None, cancel, 
                 keywords=" ; ".join(paper.keywords),
             )
             rows[paper.id] = (description.name, description.headline, description.has_code)
-            vocabulary.update(set(_WORD.findall(f"{paper.title or ''} {text}".lower())))
+            vocabulary.update(set(_WORD.findall(folded(f"{paper.title or ''} {text}"))))
             if on_progress is not None and (done % 100 == 0 or done == total):
                 on_progress(done, total)
         writer.commit()

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from whoosh.fields import TEXT
 
 from search.corpus.loader import load_corpus
-from search.index.analysis import LOWERCASE, STEMMING, FastText, stemmed_spans
+from search.index.analysis import LOWERCASE, STEMMING, FastText, stemmed_spans, stems
 from search.text.describe import describe
 from search.text.mathtext import searchable
 
@@ -92,3 +92,30 @@ WORDS = st.sampled_from(
 @given(st.lists(st.one_of(WORDS, st.text(max_size=8)), max_size=30).map(" ".join))
 def test_any_text_indexes_as_whoosh_indexes_it(text):
     assert_same_index(text)
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ("generated", "generation", "generate", "generates"),
+        ("optimized", "optimization", "optimize", "optimizing"),
+        ("hopping", "hop", "hops"),
+        ("conflated", "conflate"),
+    ],
+)
+def test_stemming_conflates_what_porter_conflates(words):
+    """whoosh-reloaded's Porter step 1b anchored two suffix tests at the word's start: "generated"
+    stemmed to "generat", "generation" to "gener", and a search for one missed the other."""
+    assert len({term for word in words for term in stems(word)}) == 1, [stems(word) for word in words]
+
+
+def test_accents_ligatures_and_compatibility_forms_fold_to_what_people_type():
+    assert stems("Schrödinger signiﬁcantly naïve Ｗｉｄｅ") == stems("schrodinger significantly naive wide")
+    assert [token.text for token in LOWERCASE("Bernhard Schölkopf")] == ["bernhard", "scholkopf"]
+
+
+def test_single_letters_joined_by_a_hyphen_are_terms():
+    assert stems("k-means t-SNE U-Nets R-CNN top-k") == ["k", "mean", "t", "sne", "u", "net", "r", "cnn", "top", "k"]
+    # Other single letters are still no terms (and take no position).
+    assert stems("a b c x y") == []
+    assert_same_index("k-means x y t-SNE and e.g. 1-D U-")
