@@ -22,7 +22,8 @@ from search.models import AvailableFilters, Hit, Marks, Paper, SearchResult
 from search.query.budget import SEARCH_SECONDS, Budget, SearchStopped, shortened
 from search.query.facets import MATCHES, SORTS, Facets, facet_tokens, split_facets
 from search.query.filters import Filters, missing_fields
-from search.query.parse import explicit_syntax, named_fields
+from search.query.parse import named_fields
+from search.query.pasted import explicit_syntax
 from search.query.runner import QueryRunner
 from search.text.describe import Description, describe, quick_headline
 
@@ -232,13 +233,16 @@ class SearchEngine:
         seconds: float | None = SEARCH_SECONDS,
         match: str = "any",
         sort: str = "relevance",
+        correct: bool = True,
     ) -> SearchResult:
         """Ranked hits for a query, with its facets (list:, venue:, status:, has:, is:, sort:,
         match:) applied; `partial`: the last word is still being typed; `hit_terms`: fill each
         hit's matched terms (the result's own `terms` are always there, for highlighting); `marks`:
         the user's bookmarks and read papers, for is: filters; `match`: "any" (papers with any of
         the words, ranked) or "all" (only those with every word), unless the query says match:;
-        `sort`: the order (relevance, order, name) unless the query says sort:.
+        `sort`: the order (relevance, order, name) unless the query says sort:; `correct=False`:
+        search the words exactly as typed, never a spelling correction (one may still be offered,
+        as the result's suggestion).
         The search stops when `cancel` is set or after `seconds` (None: no time limit), with what
         it had and a hint in the notice; every bound it met on the way (fuzzy distance, expansions,
         query length) is a hint too, and so is every facet or field that cannot find anything."""
@@ -275,7 +279,7 @@ class SearchEngine:
         wanted = len(self.papers) if facets.sort != "relevance" else limit
         tokens = facet_tokens(text)
         typing = partial and not (tokens and text.endswith(tokens[-1]))  # a facet after the words ends them
-        result = self._runner.run(words, wanted, typing, hit_terms, allowed, budget, facets.match or match)
+        result = self._runner.run(words, wanted, typing, hit_terms, allowed, budget, facets.match or match, correct)
         hits = result.hits
         if facets.sort != "relevance":
             order = {
@@ -284,8 +288,12 @@ class SearchEngine:
             }
             hits = tuple(sorted(hits, key=lambda hit: order[hit.paper_id]))
         notice = _joined([*problems, *([result.notice] if result.notice else [])])
-        corrected = " ".join([result.corrected, *facet_tokens(text)]) if result.corrected else None
-        return dataclasses.replace(result, query=text, hits=hits[:limit], corrected=corrected, notice=notice)
+        # A correction searched or offered keeps the query's facets.
+        corrected = " ".join([result.corrected, *tokens]) if result.corrected else None
+        suggestion = " ".join([result.suggestion, *tokens]) if result.suggestion else None
+        return dataclasses.replace(
+            result, query=text, hits=hits[:limit], corrected=corrected, suggestion=suggestion, notice=notice
+        )
 
     def _field_problems(self, words: str) -> list[str]:
         """Why the fields the query names find nothing, when no loaded paper has them (title:

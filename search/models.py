@@ -82,7 +82,8 @@ class SearchResult:
     hits: tuple[Hit, ...]
     total: int
     corrected: str | None = None
-    """The spelling-corrected query that produced these hits, when the original found none."""
+    """The spelling-corrected query that produced these hits instead of `query`: a short query with
+    a word no paper contains, plausibly misspelt (search/query/spelling.py)."""
     notice: str | None = None
     """A gentle hint, e.g. when the query's syntax was malformed and was read as plain words."""
     terms: tuple[str, ...] = field(default=())
@@ -95,6 +96,9 @@ class SearchResult:
     """With `all_words`: how many papers have any of the words (`total` with match "any")."""
     match: str = "any"
     """"all" when only the papers with every word are listed (match:all), else "any"."""
+    suggestion: str | None = None
+    """A spelling correction offered, not searched ("did you mean"): the hits are the query's as
+    typed (a long, pasted query; or correction turned off)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -90,10 +90,10 @@ def analysed(text: str, stemmed: bool) -> tuple[int, list[str]]:
         return first, [name for name in names[first:] if name]
     terms = _TERMS  # inlined lookups: this runs for every word of every paper indexed
     found = [terms[word] if word in terms else _term(word) for word in _WORDS.findall(text)]
-    first = next((index for index, term in enumerate(found) if term), None)
-    if first is None:
+    kept = next((index for index, term in enumerate(found) if term), None)
+    if kept is None:
         return 0, []
-    return first, [term for term in found[first:] if term]
+    return kept, [term for term in found[kept:] if term]
 
 
 def stems(text: str) -> list[str]:

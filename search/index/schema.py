@@ -6,8 +6,9 @@ from whoosh.fields import ID, Schema
 
 from search.index.analysis import FastText
 
-SCHEMA_VERSION = 10
-"""10: the stored rows' names and has_code changed (a titled paper is named from its title; a list's
+SCHEMA_VERSION = 11
+"""11: terms fold accents and ligatures, keep single letters joined by a hyphen ("k-means"), stem with
+step 1b of Porter fixed; field boosts moved from the index to the scoring. 10: the stored rows' names and has_code changed (a titled paper is named from its title; a list's
 code links in any form count). 9: the codec and analysis moved into search.index, and Whoosh
 pickles their module paths."""
 
@@ -17,9 +18,10 @@ def build_schema() -> Schema:
     # abstracts are served from memory.
     return Schema(
         id=ID(stored=True, unique=True, sortable=True),
-        name=FastText(field_boost=3.0),
-        title=FastText(field_boost=2.0),
+        name=FastText(),
+        title=FastText(),
         abstract=FastText(),
-        authors=FastText(stemmed=False, field_boost=1.5),
-        keywords=FastText(field_boost=1.5),
-    )  # venue: is a filter over the loaded papers (search/query/filters.py), not a searched field
+        authors=FastText(stemmed=False),
+        keywords=FastText(),
+    )  # the fields' weights are the ranking's (search/query/scoring.py), not stored in the index.
+    # venue: is a filter over the loaded papers (search/query/filters.py), not a searched field

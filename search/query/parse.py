@@ -38,8 +38,6 @@ _FIELD_OF = {alias: field for field, aliases in FIELD_ALIASES.items() for alias 
 }
 _FIELD_PREFIX = re.compile(r"(?<![^\s(])-?(\w+):", re.I)
 _PHRASE = re.compile(r'"[^"]*"')
-COORDINATION = 0.9
-"""The bonus for matching more of a query's words (Whoosh's `OrGroup.factory(0.9)`)."""
 MAX_PREFIX_EXPANSIONS = MAX_EXPANSIONS
 """A short prefix like `ge*` expands to thousands of terms; only the most frequent are searched."""
 MAX_MULTI_TERMS = 4
@@ -62,7 +60,7 @@ class QueryParser:
         """`reader` gives the prefix expansions and their frequencies; `corrector` the fuzzy forms."""
         self._reader = reader
         self._corrector = corrector
-        group = qparser.OrGroup.factory(COORDINATION)
+        group = qparser.OrGroup  # words are alternatives; scoring.py favours papers with more of them
         self._parser = qparser.MultifieldParser(list(SEARCH_FIELDS), schema, group=group)
         self._parser.add_plugin(qparser.FuzzyTermPlugin())
         self._parser.add_plugin(qparser.FieldAliasPlugin(FIELD_ALIASES))
@@ -207,7 +205,7 @@ def _with_clauses(parsed: wq.Query) -> tuple[wq.Query, Clauses | None]:
     # Or.normalize normalises each word, then merges a word's own Or into itself: the words are
     # normalised here once, first (normalising them again is cheap and changes nothing).
     words = [word.normalize() for word in parsed.subqueries]
-    query = wq.Or(words, boost=parsed.boost, scale=parsed.scale).normalize()
+    query = wq.Or(words, boost=parsed.boost).normalize()
     if type(query) is not wq.Or:
         return query, None
     position = {part: at for at, part in enumerate(query.subqueries)}
@@ -244,12 +242,6 @@ def _stop_word(parts: list[wq.Query]) -> bool:
     return all(
         type(part) is wq.Term and part.fieldname == "authors" and isinstance(part.text, str) for part in parts
     ) and not any(stems(part.text) for part in parts)
-
-
-def explicit_syntax(text: str) -> bool:
-    """True when the query says itself how its words combine (AND, OR, NOT, parentheses): then
-    "papers with every word" does not apply."""
-    return "(" in text or ")" in text or any(token in OPERATORS for token in text.split())
 
 
 def named_fields(text: str) -> list[tuple[str, str]]:
@@ -313,8 +305,9 @@ def syntax_problem(text: str) -> str | None:
     if depth:
         return "unbalanced parenthesis"
     tokens = text.split()
-    if tokens[0].upper() in OPERATORS - {"NOT"} or tokens[-1].upper() in OPERATORS:
-        return f"'{tokens[-1] if tokens[-1].upper() in OPERATORS else tokens[0]}' needs a word on both sides"
+    # Only capitals are operators (Whoosh's): `To Prune Or Not` ends with a word, not a stray NOT.
+    if tokens and (tokens[0] in OPERATORS - {"NOT"} or tokens[-1] in OPERATORS):
+        return f"'{tokens[-1] if tokens[-1] in OPERATORS else tokens[0]}' needs a word on both sides"
     if re.search(r"(?:^|\s)[*?~]+(?:\s|$)", text):
         return "a lone wildcard"
     return None

@@ -27,10 +27,11 @@ from search.index.analysis import stems
 from search.index.schema import build_schema
 from search.models import Hit, SearchResult
 from search.query.budget import CHECK_EVERY, MAX_QUERY_WORDS, Budget, SearchStopped, shortened
-from search.query.parse import OPERATORS, WORD, Clauses, QueryParser, explicit_syntax
+from search.query.parse import OPERATORS, WORD, Clauses, QueryParser
+from search.query.pasted import explicit_syntax, words_meant
 from search.query.related import similar_query
 from search.query.scoring import TermScorer
-from search.query.spelling import Speller, word_being_typed
+from search.query.spelling import Speller, typed_by_hand, word_being_typed
 
 _SYNTAX = re.compile(r"[*?~:\"^()\[\]{}]")
 
@@ -69,12 +70,15 @@ class QueryRunner:
         allowed: Set[str] | None = None,
         budget: Budget | None = None,
         match: str = "any",
+        correct: bool = True,
     ) -> SearchResult:
         """Run a query. With `partial`, the last word is still being typed and also matches its
         completions; `hit_terms=False` skips each hit's matched terms (about 10% faster);
         `allowed`: only these paper ids may match (filters); `budget`: its time and cancel event
         (none: no time limit; the bounds on expansions always hold); `match`: "all" lists only the
-        papers with every word of a query of plain words (see SearchResult.all_words)."""
+        papers with every word of a query of plain words (see SearchResult.all_words);
+        `correct=False`: never search a spelling correction instead of the query (it may still be
+        offered, as SearchResult.suggestion)."""
         budget = budget or Budget(None)
         as_typed = shortened(text, budget)
         partial = partial and as_typed == text  # a cut query's last word is not being typed
@@ -87,13 +91,14 @@ class QueryRunner:
             searched = as_typed = " ".join(words[:MAX_QUERY_WORDS])
             partial = False
             budget.hint(f"a long query: searched its first {MAX_QUERY_WORDS} words")
+        searched = words_meant(searched)  # a pasted title's `?`, `:` and capitals are its words
         typing = word_being_typed(as_typed) if partial else None
         with self._lock:
             attempts: list[SearchResult] = []  # the finished ones, in case the budget runs out
             try:
                 budget.check()
                 how = _How(limit, hit_terms, match == "all")
-                result = self._run(text, searched, typing, how, allowed, budget, attempts)
+                result = self._run(text, searched, typing, how, allowed, budget, attempts, correct)
             except SearchStopped as stopped:
                 budget.hint(stopped.hint)
                 result = attempts[-1] if attempts else SearchResult(text, (), 0)
@@ -111,24 +116,37 @@ class QueryRunner:
         allowed: Set[str] | None,
         budget: Budget,
         attempts: list[SearchResult],
+        correct: bool = True,
     ) -> SearchResult:
+        """The query's result; a query typed by hand with a misspelt word (spelling.py says which)
+        is searched corrected when the correction finds something (and `correct`); else it is
+        searched as typed and the correction is offered as its suggestion."""
+        if typing is not None and self._speller.misspelt_already(typing):
+            typing = None  # no word starts with it (it has no completions): corrected like a finished word
         settled = searched if typing is None else searched[: -len(typing)]
         docs = None if allowed is None else self._docnums(allowed)
-        # A word the index has never seen is most likely a typo: try the corrected query first.
-        corrected = self._speller.correct(settled, budget)
-        if corrected:
-            attempts.append(self._attempt(text, corrected, typing, how, docs, budget, corrected=True))
+        by_hand = typed_by_hand(searched)
+        # A word no paper contains, typed in a short query, is most likely a typo: its correction first.
+        fix = self._speller.correct(settled, budget, by_hand)
+        if fix is not None and fix.sure and correct:
+            attempts.append(self._attempt(text, fix.text, typing, how, docs, budget, corrected=True))
             if attempts[-1].total:
                 return attempts[-1]
+            fix = None  # it finds nothing either (a filter): not worth offering
         attempts.append(self._attempt(text, settled, typing, how, docs, budget))
         result = attempts[-1]
         if result.total == 0 and not result.any_words:  # (none with all the words is no typo)
-            corrected = self._speller.correct(searched, budget)  # the word being typed too, now nothing matches
-            if corrected:
-                retried = self._attempt(text, corrected, None, how, docs, budget, corrected=True)
+            whole = self._speller.correct(searched, budget, by_hand)  # the word being typed too, now nothing matches
+            if whole is not None and whole.sure and correct:
+                retried = self._attempt(text, whole.text, None, how, docs, budget, corrected=True)
                 if retried.total:
                     return retried
-        return result
+            elif whole is not None:
+                fix = whole
+        if fix is None:
+            return result
+        # Offered for the whole query (a long one was searched only in part), the words as typed.
+        return replace(result, suggestion=fix.applied(text))
 
     def _attempt(
         self,
@@ -194,6 +212,8 @@ class QueryRunner:
         if TermScorer.handles(query):
             # Words, prefixes, fuzzy terms, fields and booleans: ranked from cached per-term scores.
             ranked = self._scorer.rank(query, budget.check)
+            if clauses:
+                self._scorer.add_adjacency(query, ranked, clauses, budget.check)
             if allowed is not None:
                 ranked.scores = {doc: score for doc, score in ranked.scores.items() if doc in allowed}
             with_any = with_all = None

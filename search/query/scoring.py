@@ -1,28 +1,54 @@
-"""Rank ORs, ANDs and NOTs of terms from cached per-term scores, the way Whoosh would.
+"""Ranking: one BM25F score per query word across a paper's text fields, and a bonus for query words
+that stand together.
 
-Whoosh scores a query by walking matcher objects posting by posting, in pure Python: about 70 ms
-for three common words over 10k abstracts. While a user types, the same few terms come back on
-every keystroke, so here each term's BM25F scores are computed once, kept in a dict
-{docnum: score}, and a query is a few dict merges. The formula, boosts and coordination bonus
-are Whoosh's own (`BM25F()` defaults, `Or(scale=...)`'s CoordMatcher), so the ranking is the
-same; tests compare the two. Anything else (phrases, wildcards) is left to Whoosh.
+For a word w (a term of the stemmed text fields) and a paper d:
+
+    tf(w, d)    = sum over fields f of  W_f * freq_f(w, d) / (1 - B + B * len_f(d) / avglen_f)
+    score(w, d) = idf(w) * tf(w, d) * (K1 + 1) / (tf(w, d) + K1)
+    idf(w)      = ln(1 + (N - n(w) + 0.5) / (n(w) + 0.5))
+
+where W_f is the field's weight (FIELD_WEIGHTS), freq_f the word's occurrences in the field,
+len_f the field's length in terms, avglen_f its mean over the papers that have the field, N the
+number of papers and n(w) the papers with the word in any of the fields. The fields are summed
+before saturating, once: a paper with the word in its title and its abstract is not counted twice
+(Whoosh scores each field on its own and adds them up). The authors field is scored the same way
+on its own, as a separate clause. An Or adds its words' scores, an And adds them over the papers
+with every part, a NOT removes papers. There is no coordination factor: the bonus below, and idf,
+already favour papers with more of the query.
+
+Adjacent words (`adjacent`): for two words typed one after the other, the papers where they stand
+side by side in one field also gain ADJACENT * (score(a, d) + score(b, d)): a phrase at a low boost.
+
+Whoosh would walk matcher objects posting by posting, in pure Python: about 70 ms for three
+common words over 10k abstracts. While a user types, the same few words come back on every
+keystroke, so each word's scores are computed once and kept in a dict {docnum: score}, and a
+query is a few dict merges. Anything else (sloppy phrases) is left to Whoosh.
 """
 
 from __future__ import annotations
 
-from collections import Counter, OrderedDict
-from collections.abc import Callable
+from bisect import bisect_left
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
 from heapq import nlargest
+from itertools import pairwise
 from math import log
 
 from whoosh import query as wq
 from whoosh.codec.whoosh3 import W3LeafMatcher
+from whoosh.reading import TermNotFound
 
 from search.query.budget import CHECK_EVERY
 
-B = 0.75
 K1 = 1.2
+B = 0.75
+FIELD_WEIGHTS = {"title": 2.0, "name": 1.0, "keywords": 1.5, "abstract": 1.0}
+"""The stemmed text fields one word is scored across, and how much an occurrence in each counts."""
+AUTHORS_WEIGHT = 1.5
+"""The authors field (names as written, not stemmed) is scored on its own, times this."""
+ADJACENT = 0.25
 CACHED_TERMS = 4096
+CACHED_PAIRS = 256
 CACHED_WORDS = 64
 """Papers per word of a query (`with_every`): the words typed before stay while the next is typed."""
 
@@ -52,7 +78,10 @@ class TermScorer:
         self._segments = list(reader.leaf_readers())
         self._doc_count = reader.doc_count_all() or 1
         self._lengths: dict[tuple[int, str], list[int]] = {}
-        self._cache: OrderedDict[tuple[str, str], dict[int, float]] = OrderedDict()
+        self._cache: OrderedDict[tuple, dict[int, float]] = OrderedDict()
+        self._field_cache: OrderedDict[tuple, dict[int, float]] = OrderedDict()
+        self._pairs: OrderedDict[tuple, frozenset[int]] = OrderedDict()
+        self._means: dict[str, float] = {}
         self._word_docs: OrderedDict[tuple[wq.Query, ...], frozenset[int]] = OrderedDict()
         self._check: Callable[[], None] = _unlimited
 
@@ -76,7 +105,7 @@ class TermScorer:
         parts: list[dict[int, float]] = []
         self._check = check or _unlimited
         try:
-            scores, _ = self._evaluate(query, leaves, parts)
+            scores = self._evaluate(query, leaves, parts)
         finally:
             self._check = _unlimited
         return Ranked(scores, leaves, parts)
@@ -109,67 +138,91 @@ class TermScorer:
 
     def _evaluate(
         self, node: wq.Query, leaves: list, top_parts: list[dict[int, float]] | None = None
-    ) -> tuple[dict[int, float], Counter | None]:
-        """Scores per doc, and (for Ors and Ands) how many leaf terms matched each doc; `top_parts`
-        receives an Or's or an And's children's scores, in order."""
+    ) -> dict[int, float]:
+        """Scores per doc; `top_parts` receives an Or's or an And's children's matches, in order."""
         if node is wq.NullQuery:
-            return {}, None
+            return {}
         if type(node) is wq.Term:
-            self._check()
-            scores = self.term_scores(node.fieldname, node.text)
-            leaves.append((node.fieldname, node.text, scores))
-            if node.boost != 1.0:
-                scores = {doc: score * node.boost for doc, score in scores.items()}
-            return scores, None
+            return self._grouped([node], leaves)[0]
         if type(node) is wq.Phrase:
             return self._phrase(node, leaves)
         if type(node) is wq.AndNot:
-            scores, matched = self._evaluate(node.a, leaves)
-            excluded, _ = self._evaluate(node.b, [])
-            return {doc: s for doc, s in scores.items() if doc not in excluded}, matched
-        parts = [self._evaluate(child, leaves) for child in node.subqueries]
-        if top_parts is not None:
-            top_parts.extend(child_scores for child_scores, _ in parts)
-        parts = [part for part in parts if part[0] or type(node) is wq.And]
+            scores = self._evaluate(node.a, leaves)
+            excluded = self._evaluate(node.b, [])
+            return {doc: s for doc, s in scores.items() if doc not in excluded}
         if type(node) is wq.And:
-            common = set(parts[0][0]).intersection(*(p[0] for p in parts[1:])) if parts else set()
-            merged = {doc: sum(p[0][doc] for p in parts) for doc in common}
+            parts = [self._evaluate(child, leaves) for child in node.subqueries]
+            if top_parts is not None:
+                top_parts.extend(parts)
+            common = set(parts[0]).intersection(*parts[1:]) if parts else set()
+            merged = {doc: sum(part[doc] for part in parts) for doc in common}
         else:
-            merged = {}
-            for child_scores, _ in parts:
-                get = merged.get
-                for doc, score in child_scores.items():
-                    merged[doc] = get(doc, 0.0) + score
-        matched = Counter()
-        for child_scores, child_matched in parts:
-            if child_matched is None:
-                matched.update(iter(child_scores))  # iterator: Counter's C fast path
-            else:
-                matched.update(child_matched)
+            merged = self._or(node, leaves, top_parts)
         if node.boost != 1.0:
             merged = {doc: score * node.boost for doc, score in merged.items()}
-        scale = getattr(node, "scale", None)
-        if scale:
-            merged = _coordinated(merged, matched, self._active_terms(node), scale)
-        return merged, matched
+        return merged
 
-    def _phrase(self, node: wq.Phrase, leaves: list) -> tuple[dict[int, float], Counter | None]:
-        """Whoosh scores a phrase as the sum of its words' scores, in the papers where they are adjacent."""
+    def _or(self, node: wq.Query, leaves: list, top_parts: list[dict[int, float]] | None) -> dict[int, float]:
+        """An Or's scores: its terms (and its children that are only terms, as a prefix's or a fuzzy
+        term's expansions are) grouped into words scored across fields; the rest added as they score."""
+        children = node.subqueries
+        terms_of = [_terms(child) for child in children]
+        grouped = [term for terms in terms_of if terms is not None for term in terms]
+        word_scores = self._grouped(grouped, leaves) if grouped else []
+        score_of = dict(zip(map(_word_key, grouped), word_scores))
+        parts: list[dict[int, float]] = []
+        for child, terms in zip(children, terms_of):
+            if terms is None:
+                parts.append(self._evaluate(child, leaves))
+            else:
+                words = list({id(scores): scores for scores in (score_of[_word_key(t)] for t in terms)}.values())
+                parts.append(words[0] if len(words) == 1 else _union(words))
+        if top_parts is not None:
+            top_parts.extend(parts)
+        merged: dict[int, float] = {}
+        added = [scores for scores in {id(s): s for s in word_scores}.values()]
+        added += [part for part, terms in zip(parts, terms_of) if terms is None]
+        for scores in added:
+            get = merged.get
+            for doc, score in scores.items():
+                merged[doc] = get(doc, 0.0) + score
+        return merged
+
+    def _grouped(self, terms: Sequence[wq.Term], leaves: list) -> list[dict[int, float]]:
+        """Each term's word scores: the terms with one text (and boost) are one word, scored once
+        across the fields they name (see the module's docstring)."""
+        fields_of: dict[tuple, list[str]] = {}
+        for term in terms:
+            fields_of.setdefault(_word_key(term), []).append(term.fieldname)
+        scores_of: dict[tuple, dict[int, float]] = {}
+        for key, fields in fields_of.items():
+            self._check()
+            text, boost, _ = key
+            scores = self.word_scores(text, tuple(sorted(set(fields))))
+            leaves.append((fields[0], text, scores))
+            if boost != 1.0:
+                scores = {doc: score * boost for doc, score in scores.items()}
+            scores_of[key] = scores
+        return [scores_of[_word_key(term)] for term in terms]
+
+    def _phrase(self, node: wq.Phrase, leaves: list) -> dict[int, float]:
+        """A phrase scores the sum of its words' scores (in its field), in the papers where they are adjacent."""
         field = node.fieldname
         words = [self._reader.schema[field].to_bytes(word) for word in node.words]
-        per_word = [self.term_scores(field, word) for word in words]
+        per_word = [self.word_scores(word, (field,)) for word in words]
         candidates = set(per_word[0]).intersection(*per_word[1:]) if all(per_word) else set()
         found = self._adjacent(field, words, candidates)
         for word, scores in zip(words, per_word):
             leaves.append((field, word, {doc: scores[doc] for doc in found}))
-        scores = {doc: sum(word_scores[doc] for word_scores in per_word) * node.boost for doc in found}
-        return scores, Counter(dict.fromkeys(found, len(words)))
+        return {doc: sum(word_scores[doc] for word_scores in per_word) * node.boost for doc in found}
 
-    def _adjacent(self, field: str, words: list[bytes], candidates: set[int]) -> list[int]:
+    def _adjacent(self, field: str, words: list[bytes], candidates: Iterable[int]) -> list[int]:
         """The candidate papers where the words occur one right after another."""
         found = []
+        candidates = sorted(candidates)
         for segment, offset in self._segments:
-            local = sorted(doc - offset for doc in candidates if offset <= doc < offset + segment.doc_count_all())
+            end = offset + segment.doc_count_all()
+            local = [doc - offset for doc in candidates[bisect_left(candidates, offset) : bisect_left(candidates, end)]]
             if not local:
                 continue
             positions = [_positions(segment.postings(field, word), local, self._check) for word in words]
@@ -179,48 +232,141 @@ class TermScorer:
                     found.append(offset + doc)
         return found
 
-    def _active_terms(self, node: wq.Query) -> int:
-        """Whoosh's CoordMatcher counts the query's terms that exist in the index."""
-        return sum(1 for field, text in node.iter_all_terms() if (field, text) in self._reader)
+    # -- adjacent words -----------------------------------------------------------------------
 
-    # -- per-term scores ----------------------------------------------------------------------
+    def add_adjacency(
+        self,
+        query: wq.Query,
+        ranked: Ranked,
+        clauses: tuple[tuple[int, ...], ...],
+        check: Callable[[], None] | None = None,
+    ) -> None:
+        """Add the bonus for adjacent words (module docstring) to `ranked`, for a query of plain words
+        (`clauses`: the top-level parts of each word, in the order typed; a word that expands to
+        several terms, a prefix or a fuzzy term, takes no part)."""
+        words = [self._clause_word(query, clause) for clause in clauses]
+        self._check = check or _unlimited
+        try:
+            self._add_adjacency(ranked, words)
+        finally:
+            self._check = _unlimited
 
-    def term_scores(self, field: str, text) -> dict[int, float]:
-        key = (field, text)
+    def _add_adjacency(self, ranked: Ranked, words: list[tuple[bytes, tuple[str, ...]] | None]) -> None:
+        for first, second in pairwise(words):
+            if first is None or second is None or first[0] == second[0]:
+                continue
+            self._check()
+            together = self._together(first[0], second[0])
+            if not together:
+                continue
+            first_scores = self.word_scores(*first)
+            second_scores = self.word_scores(*second)
+            scores = ranked.scores
+            for doc in together:
+                if doc in scores:
+                    scores[doc] += ADJACENT * (first_scores.get(doc, 0.0) + second_scores.get(doc, 0.0))
+
+    def _clause_word(self, query: wq.Query, clause: tuple[int, ...]) -> tuple[bytes, tuple[str, ...]] | None:
+        """The one text, and its text fields, a word of the query searches; None for anything else."""
+        parts = [query.subqueries[at] for at in clause]
+        if not all(type(part) is wq.Term and part.boost == 1.0 for part in parts):
+            return None
+        texts = {part.text for part in parts if part.fieldname in FIELD_WEIGHTS}
+        if len(texts) != 1:
+            return None
+        fields = tuple(sorted({part.fieldname for part in parts if part.fieldname in FIELD_WEIGHTS}))
+        return texts.pop(), fields
+
+    def _together(self, first: bytes, second: bytes) -> frozenset[int]:
+        """The papers where `second` follows `first` right away in one of the text fields."""
+        key = (first, second)
+        found = self._pairs.get(key)
+        if found is not None:
+            self._pairs.move_to_end(key)
+            return found
+        docs: set[int] = set()
+        for field in FIELD_WEIGHTS:
+            a, b = self._field_tf(first, field), self._field_tf(second, field)
+            if a and b:
+                docs.update(self._adjacent(field, [first, second], a.keys() & b.keys()))
+        found = self._pairs[key] = frozenset(docs)
+        if len(self._pairs) > CACHED_PAIRS:
+            self._pairs.popitem(last=False)
+        return found
+
+    # -- per-word scores ----------------------------------------------------------------------
+
+    def word_scores(self, text, fields: tuple[str, ...]) -> dict[int, float]:
+        """One word's score in every paper that has it in any of `fields` (sorted), cached."""
+        key = (text, fields)
         cached = self._cache.get(key)
         if cached is not None:
             self._cache.move_to_end(key)
             return cached
-        scores = self._compute(field, text)
+        scores = self._compute(text, fields)
         self._cache[key] = scores
         if len(self._cache) > CACHED_TERMS:
             self._cache.popitem(last=False)
         return scores
 
-    def _compute(self, field: str, text) -> dict[int, float]:
-        reader = self._reader
-        if (field, text) not in reader:
+    def _compute(self, text, fields: tuple[str, ...]) -> dict[int, float]:
+        """BM25F (the module's docstring): the fields' length-normalised, weighted frequencies
+        summed per paper, then saturated once, times the word's idf."""
+        per_field = [found for found in (self._field_tf(text, field) for field in fields) if found]
+        if not per_field:
             return {}
-        idf = log(self._doc_count / (reader.doc_frequency(field, text) + 1)) + 1
-        avgfl = (reader.field_length(field) / self._doc_count) or 1
-        norm = K1 * B / avgfl
-        base = K1 * (1 - B)
-        scores: dict[int, float] = {}
+        tf = dict(per_field[0])
+        for found in per_field[1:]:
+            get = tf.get
+            for doc, value in found.items():
+                tf[doc] = get(doc, 0.0) + value
+        n = len(tf)
+        idf = log(1 + (self._doc_count - n + 0.5) / (n + 0.5))
+        return {doc: idf * value * (K1 + 1) / (value + K1) for doc, value in tf.items()}
+
+    def _field_tf(self, text, field: str) -> dict[int, float]:
+        """The word's weighted, length-normalised frequency in one field, per paper that has it there."""
+        key = (text, field)
+        cached = self._field_cache.get(key)
+        if cached is not None:
+            self._field_cache.move_to_end(key)
+            return cached
+        weight = FIELD_WEIGHTS.get(field, AUTHORS_WEIGHT if field == "authors" else 1.0)
+        norm = B / self._mean_length(field)
+        base = 1 - B
+        tf: dict[int, float] = {}
         for number, (segment, offset) in enumerate(self._segments):
-            if (field, text) not in segment:
-                continue
             self._check()
+            try:
+                postings = segment.postings(field, text)
+            except TermNotFound:
+                continue
             lengths = self._segment_lengths(number, segment, field)
-            for doc, weight in _postings(segment.postings(field, text)):
-                scores[offset + doc] = idf * (weight * (K1 + 1)) / (weight + base + norm * lengths[doc])
-        return scores
+            for doc, frequency in _postings(postings):
+                tf[offset + doc] = weight * frequency / (base + norm * lengths[doc])
+        self._field_cache[key] = tf
+        if len(self._field_cache) > CACHED_TERMS:
+            self._field_cache.popitem(last=False)
+        return tf
+
+    def _mean_length(self, field: str) -> float:
+        """The field's mean length over the papers that have it (untitled papers do not shorten titles')."""
+        mean = self._means.get(field)
+        if mean is None:
+            total = having = 0
+            for number, (segment, _) in enumerate(self._segments):
+                lengths = self._segment_lengths(number, segment, field)
+                total += sum(lengths)
+                having += sum(1 for length in lengths if length)
+            mean = self._means[field] = total / having if having else 1.0
+        return mean
 
     def _segment_lengths(self, number: int, segment, field: str) -> list[int]:
         key = (number, field)
         lengths = self._lengths.get(key)
         if lengths is None:
             length_of = segment.doc_field_length
-            lengths = [length_of(doc, field, 1) or 1 for doc in range(segment.doc_count_all())]
+            lengths = [length_of(doc, field, 0) or 0 for doc in range(segment.doc_count_all())]
             self._lengths[key] = lengths
         return lengths
 
@@ -254,10 +400,24 @@ def _positions(matcher, docs: list[int], check: Callable[[], None]) -> dict[int,
     return positions
 
 
-def _coordinated(scores: dict[int, float], matched: Counter, terms: int, scale: float) -> dict[int, float]:
-    """Whoosh's CoordMatcher ("SQR"): a bonus for matching more of the query's terms."""
-    if terms == 0 or terms == scale:
-        return dict.fromkeys(scores, 0.0)
-    spread = (terms - scale) ** 2
-    factor = (terms - 1) / terms
-    return {doc: (score + (matched[doc] - 1) / spread) * factor for doc, score in scores.items()}
+def _terms(query: wq.Query) -> list[wq.Term] | None:
+    """The terms a query is made of when it is one term, or an Or of only terms; else None."""
+    if type(query) is wq.Term:
+        return [query]
+    if type(query) is wq.Or and query.boost == 1.0 and all(type(child) is wq.Term for child in query.subqueries):
+        return list(query.subqueries)
+    return None
+
+
+def _word_key(term: wq.Term) -> tuple:
+    """Terms with one key are one word: the same text and boost (the authors field apart: its
+    terms are names as written, not stems)."""
+    return (term.text, term.boost, term.fieldname == "authors")
+
+
+def _union(parts: list[dict[int, float]]) -> dict[int, float]:
+    """The papers any of the parts matches (for counting words: the scores do not matter)."""
+    union: dict[int, float] = {}
+    for part in parts:
+        union.update(part)
+    return union

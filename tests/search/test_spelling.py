@@ -1,0 +1,162 @@
+"""Spelling correction that never rewrites a real word, says what it did, and can be turned off; and
+the completions of the word being typed (issue 16, item 4).
+
+On the bundled corpus: words the papers lack but that are words (gan, vae, names typed with
+capitals) are searched as typed; a misspelling in a short query is searched corrected with a note
+saying so; in a long, pasted query it is only offered."""
+
+from __future__ import annotations
+
+import pytest
+
+from search.query import spelling as spelling_module
+from tui.wording import spelling_note
+
+LONG_QUERY = "compressing large language models in variable memory envirnoments"
+"""A pasted title (BitStack's, in lower case) with a misspelt word: 8 words."""
+
+
+def papers(result) -> list[str]:
+    return [hit.paper_id for hit in result.hits]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "gan",
+        "vae",
+        "bert",
+        "(gan OR vae) AND image",
+        "GAN",
+        "Wigner",
+        "Ditch",
+        "Fire",
+        "Krein",
+        "Byzantium",
+        "Wigner Ditch Fire Krein Byzantium",
+        "Grpah",  # a capital: a name or a title, never corrected
+        "grpah2",  # digits: an identifier
+    ],
+)
+def test_real_words_acronyms_and_names_are_searched_as_typed(seed_engine, query):
+    result = seed_engine.search(query)
+    assert result.corrected is None and result.suggestion is None, query
+    assert spelling_note(result) is None
+    assert papers(result) == papers(seed_engine.search(query, correct=False))
+
+
+def test_gan_or_vae_and_image_is_not_searched_as_gap(seed_engine):
+    result = seed_engine.search("(gan OR vae) AND image")
+    assert result.query == "(gan OR vae) AND image" and result.corrected is None
+    assert result.total == 0  # no paper of the 38 has gan or vae: nothing, rather than "gap"
+    assert seed_engine.search("gap").total > 0
+
+
+@pytest.mark.parametrize(
+    "typed, meant",
+    [("grpah", "graph"), ("trasnformer", "transformer"), ("wasserstien", "wasserstein"), ("modle", "model")],
+)
+def test_a_misspelling_in_a_short_query_is_searched_corrected_with_a_truthful_note(seed_engine, typed, meant):
+    assert seed_engine.search(typed, correct=False).total == 0  # no paper contains it
+    result = seed_engine.search(typed)
+    assert result.query == typed and result.corrected == meant
+    assert papers(result) == papers(seed_engine.search(meant))
+    assert spelling_note(result) == f"No papers contain “{typed}”; showing results for “{meant}”"
+
+
+def test_the_note_names_only_the_misspelt_words_and_the_whole_query_searched(seed_engine):
+    result = seed_engine.search("grpah neural netwroks")
+    assert result.corrected == "graph neural networks"
+    assert spelling_note(result) == (
+        "No papers contain “grpah” or “netwroks”; showing results for “graph neural networks”"
+    )
+
+
+def test_a_misspelling_in_a_long_pasted_query_is_only_offered(seed_engine):
+    result = seed_engine.search(LONG_QUERY)
+    assert result.corrected is None
+    assert result.suggestion == "compressing large language models in variable memory environments"
+    assert spelling_note(result) == f"Did you mean “{result.suggestion}”?"
+    assert papers(result) == papers(seed_engine.search(LONG_QUERY, correct=False))  # searched as typed
+    assert seed_engine.describe(result.hits[0].paper_id).name == "BitStack"
+
+
+def test_searching_as_typed_searches_exactly_the_words_and_offers_the_correction(seed_engine):
+    as_typed = seed_engine.search("grpah neural networks", correct=False)
+    assert as_typed.corrected is None and as_typed.suggestion == "graph neural networks"
+    assert papers(as_typed) == papers(seed_engine.search("neural networks"))  # grpah finds nothing
+    nothing = seed_engine.search("grpah", correct=False)
+    assert nothing.total == 0 and spelling_note(nothing) == "Did you mean “graph”?"
+
+
+@pytest.mark.parametrize("query", ['"grpah neural"', "title:grpah", "grpah*", "grpa?h", "title:(grpah neural)"])
+def test_explicit_syntax_is_never_rewritten(seed_engine, query):
+    for partial in (False, True):
+        result = seed_engine.search(query, partial=partial)
+        assert result.corrected is None and result.suggestion is None, (query, partial)
+
+
+def test_corrections_keep_the_query_s_filters(seed_engine):
+    result = seed_engine.search("grpah list:iclr2025")
+    assert result.corrected == "graph list:iclr2025" and result.total > 0
+    offered = seed_engine.search(f"{LONG_QUERY} has:code")
+    assert offered.suggestion == "compressing large language models in variable memory environments has:code"
+
+
+def test_a_misspelt_word_still_being_typed_is_corrected_once_nothing_matches(seed_engine):
+    assert seed_engine.search("grpah", partial=True).corrected == "graph"
+    typing = seed_engine.search("grpah neu", partial=True)  # the settled word is corrected at once
+    assert typing.corrected == "graph neu" and typing.total > 0
+
+
+def test_typing_walks_the_vocabulary_only_for_unknown_words_and_once_for_each(seed_engine, monkeypatch):
+    built: list[str] = []
+    real = spelling_module.levenshtein_automaton
+
+    def recording(text, distance, prefix=0):
+        built.append(text)
+        return real(text, distance, prefix)
+
+    monkeypatch.setattr(spelling_module, "levenshtein_automaton", recording)
+
+    def typed(text: str) -> list[int]:
+        """The automata built at each keystroke of typing text."""
+        walks = []
+        for end in range(1, len(text) + 1):
+            before = len(built)
+            seed_engine.search(text[:end], partial=True)
+            walks.append(len(built) - before)
+        return walks
+
+    assert set(typed("graph neural networks for language models")) == {0}  # known words cost nothing
+    walks = typed("grpeh neural")
+    assert max(walks) <= 1 and built.count("grpeh") <= 1  # looked up once, then remembered
+
+
+# -- completions ----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def flows(engine_over):
+    same_stem = ["flows", "flowing", "flowed"]
+    records = [
+        {"id": f"{word}{n}", "title": f"Paper {n}", "abstract": f"Neural {word} for images."}
+        for word in same_stem
+        for n in range(4)
+    ]
+    records += [
+        {"id": "flower", "title": "Flower", "abstract": "Flower recognition with flowers."},
+        {"id": "flowchart", "title": "Charts", "abstract": "Reading a flowchart."},
+        {"id": "flowmeter", "title": "Meters", "abstract": "A flowmeter dataset."},
+    ]
+    return engine_over({"flows.json": records})
+
+
+def test_the_word_being_typed_completes_to_other_words_not_its_own_forms(flows):
+    """`Flow` must not spend its completions on flows, flowing, flowed (flow finds them already)."""
+    result = flows.search("Flow", partial=True)
+    found = set(papers(flows.search("Flow", partial=True, limit=50)))
+    assert {"flower", "flowchart", "flowmeter"} <= found
+    assert {"flows0", "flowing0", "flowed0"} <= found  # flow's own forms, found by stemming
+    assert len(result.terms) == len(set(result.terms))
+    assert "flower" in result.terms and "flowchart" in result.terms
