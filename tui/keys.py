@@ -3,6 +3,11 @@ README key table is built from KEYS."""
 
 from __future__ import annotations
 
+SPELLING_KEY = "ctrl+z"
+"""Searches the query as typed when the status line shows a spelling correction searched instead,
+and takes the spelling the status line offers ("did you mean"). ctrl+e, the obvious choice, is the
+search box's end-of-line key; ctrl+z undoes a correction, as in a word processor."""
+
 KEYS: list[tuple[str, str, str]] = [
     ("Anywhere", "/  ctrl+f", "Focus the search box"),
     ("Anywhere", "?  f1", "Show this help: the keys and the query language"),
@@ -59,6 +64,12 @@ KEYS: list[tuple[str, str, str]] = [
     ("Anywhere", "S", "Saved searches: 1-9 or enter runs one, d deletes (not while typing)"),
     ("Anywhere", "B", "Bookmarks: filter, open, remove"),
     ("Anywhere", "ctrl+g", "Get a list: pick a conference and year (or openreview:VENUE, arxiv:QUERY) to download"),
+    (
+        "Anywhere",
+        SPELLING_KEY,
+        "Spelling: search the query as typed instead of its correction, or search the spelling offered "
+        "(the status line says which)",
+    ),
     ("Bookmarks", "/", "Filter the bookmarks"),
     ("Bookmarks", "enter  l", "Open the paper (or its saved copy)"),
     ("Bookmarks", "d  delete", "Remove the bookmark (u brings it back, with its note and tags)"),
@@ -80,7 +91,8 @@ QUERY_SYNTAX: list[tuple[str, str, str]] = [
     (
         "Words",
         "wasserstien",
-        "A word no paper has is taken as a typo: the results for wasserstein, and a note saying so",
+        "A lower-case word of 5+ letters no paper has is taken as a typo: the results for wasserstein, and a "
+        f"note saying so ({SPELLING_KEY} searches it as typed); in a query of 5+ words, only offered",
     ),
     ("Words", '"exact phrase"', "The words together, in this order"),
     ("Words", '"kv cache"~3', "The words at most 3 positions apart"),

@@ -6,9 +6,11 @@ Names and text that came from outside (list and file names, queries, error messa
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from search import SearchResult, shown, split_facets
+from tui.keys import SPELLING_KEY
 
 INDEXING = "Indexing…"
 WAITING_FOR_INDEX = "Indexing… results appear as soon as the index is ready"
@@ -61,21 +63,53 @@ def result_title(lists: Sequence[str], result: SearchResult, related_headline: s
     return f"{lists_label(lists)} · {what}"
 
 
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def misspelt_words(query: str, corrected: str) -> list[str]:
+    """The words of a query that its spelling correction replaced, in order, each once."""
+    kept = _LETTERS.findall(corrected)
+    replaced = []
+    for word in _LETTERS.findall(query):
+        if word in kept:
+            kept.remove(word)
+        else:
+            replaced.append(word)
+    return list(dict.fromkeys(replaced))
+
+
+def spelling_note(result: SearchResult) -> str | None:
+    """What spelling did to a query, the same in the app and on the command line: "No papers contain
+    “grpah”; showing results for “graph”" when the correction was searched instead, "Did you mean
+    “graph neural networks”?" when it is only offered; else None."""
+    if result.corrected:
+        words = [f"“{shown(word)}”" for word in misspelt_words(result.query, result.corrected) or [result.query]]
+        missing = f"{', '.join(words[:-1])} or {words[-1]}" if len(words) > 1 else words[0]
+        return f"No papers contain {missing}; showing results for “{shown(result.corrected)}”"
+    if result.suggestion:
+        return f"Did you mean “{shown(result.suggestion)}”?"
+    return None
+
+
 def result_status(result: SearchResult) -> str:
-    """The status line under the search box for a result: a correction, an empty result's advice
-    (the engine's own reason first: a list not loaded, a field no list has, a value no paper has),
-    a syntax hint, or nothing."""
+    """The status line under the search box for a result: a correction searched instead (and the key
+    that searches the query as typed), an empty result's advice (the engine's own reason first: a
+    list not loaded, a field no list has, a value no paper has), a spelling offered (and the key
+    that searches it), a syntax hint, or nothing."""
     query = shown(result.query)
     notice = f" {shown(result.notice)}." if result.notice else ""
+    spelling = spelling_note(result)
     if result.corrected:
-        return f"No matches for “{query}”. Did you mean “{shown(result.corrected)}”? Showing those results.{notice}"
+        return f"{spelling}. {SPELLING_KEY}: search “{query}” as typed.{notice}"
+    offer = f"{spelling} {SPELLING_KEY}: search that." if spelling else None
     if not result.hits:
+        if offer:
+            return f"Nothing matches “{query}”. {offer}{notice}"
         if result.notice:
             return f"Nothing matches “{query}”:{notice}"
         return f"Nothing matches “{query}”. Try fewer or other words, a prefix like graph*, or fuzzy~."
-    if result.notice:
-        return f"Hint: {shown(result.notice)}."
-    return ""
+    hint = f"Hint: {shown(result.notice)}." if result.notice else ""
+    return " ".join(filter(None, [offer, hint]))
 
 
 def indexing_status(done: int, total: int, query_waiting: bool = False) -> str:

@@ -63,7 +63,7 @@ def test_narrow_terminal_opens_the_reader_full_screen(tmp_path):
 def test_query_option_and_terminal_restored_on_exit(tmp_path):
     term = Terminal(["--query", "wasserstien"], tmp_path)
     try:
-        term.wait_for("Did you mean “wasserstein”")
+        term.wait_for("showing results for “wasserstein”")
         term.wait_for("PAWL")
         term.send("\x11")  # ctrl+q
         assert term.close() == 0

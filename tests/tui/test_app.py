@@ -88,7 +88,7 @@ async def test_did_you_mean_empty_state_and_syntax_hint(make_app):
         await settle(pilot, app)
         await type_query(pilot, app, "wasserstien ")
         assert names(app) == ["PAWL"]
-        assert "Did you mean “wasserstein”" in status(app)
+        assert "No papers contain “wasserstien”; showing results for “wasserstein”" in status(app)
         await pilot.press("escape")
         await type_query(pilot, app, "qqzzxxyy ")
         assert names(app) == []
@@ -98,6 +98,56 @@ async def test_did_you_mean_empty_state_and_syntax_hint(make_app):
         await type_query(pilot, app, '"kv cache')
         assert names(app)[0] == "SCBench"
         assert "Hint: unbalanced quote" in status(app)
+
+
+async def test_ctrl_z_searches_a_corrected_query_as_typed_until_it_changes(make_app):
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        search = app.screen.query_one(SearchBox)
+        await type_query(pilot, app, "grpah ")
+        corrected = names(app)
+        assert corrected and status(app) == (
+            "No papers contain “grpah”; showing results for “graph”. ctrl+z: search “grpah” as typed."
+        )
+        await pilot.press("ctrl+z")
+        await settle(pilot, app)
+        assert search.value == "grpah " and names(app) == []
+        assert status(app) == "Nothing matches “grpah”. Did you mean “graph”? ctrl+z: search that."
+        app.screen.set_defaults(sort="name")  # the same query searched again: still as typed
+        await settle(pilot, app)
+        assert names(app) == []
+        await type_query(pilot, app, "neural")  # a changed query is corrected again
+        assert status(app).startswith("No papers contain “grpah”; showing results for “graph neural”")
+        assert names(app)
+
+
+async def test_ctrl_z_takes_the_spelling_offered(make_app):
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        search = app.screen.query_one(SearchBox)
+        await type_query(pilot, app, "grpah ")
+        await pilot.press("ctrl+z")  # as typed: nothing, and "graph" offered
+        await settle(pilot, app)
+        await pilot.press("ctrl+z")
+        await settle(pilot, app)
+        assert search.value == "graph" and status(app) == ""
+        assert names(app) and app.sub_title.endswith("for “graph”")
+        await pilot.press("escape")
+        pasted = "compressing large language models in variable memory envirnoments"
+        await type_query(pilot, app, pasted)
+        assert names(app)[0] == "BitStack"  # searched as typed: a long query is only offered a spelling
+        assert status(app) == (
+            "Did you mean “compressing large language models in variable memory environments”? ctrl+z: search that."
+        )
+        await pilot.press("ctrl+z")
+        await settle(pilot, app)
+        assert search.value == "compressing large language models in variable memory environments"
+        assert names(app)[0] == "BitStack" and status(app) == ""
+        await pilot.press("ctrl+z")  # nothing to undo or take: the key changes nothing
+        await settle(pilot, app)
+        assert search.value == "compressing large language models in variable memory environments"
 
 
 async def test_keyboard_navigation_open_and_back(make_app):

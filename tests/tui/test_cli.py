@@ -43,6 +43,40 @@ def test_search_json_shape_and_correction(capsys):
     assert hit["name"] == "PAWL" and hit["score"] > 0 and "wasserstein" in hit["terms"]
 
 
+def test_search_says_truthfully_when_it_searched_a_correction(capsys):
+    code, out, err = run(capsys, "search", "grpah")
+    assert code == 0
+    assert err == "iclr-reader: note: No papers contain “grpah”; showing results for “graph”\n"
+    assert out.startswith("4 matches\n") and "Graph" in out.splitlines()[1]
+    code, out, err = run(capsys, "search", "gan")  # a word, not a typo of "gap"
+    assert (code, out, err) == (0, "0 matches\n", "")
+
+
+def test_search_as_typed_searches_the_words_exactly_and_offers_the_correction(capsys):
+    code, out, err = run(capsys, "search", "grpah", "--as-typed")
+    assert (code, out) == (0, "0 matches\n")
+    assert err == "iclr-reader: note: Did you mean “graph”?\n"
+    code, out, _ = run(capsys, "search", "grpah neural networks", "--as-typed", "--json")
+    result = json.loads(out)
+    assert result["corrected"] is None
+    assert result["total"] == json.loads(run(capsys, "search", "neural networks", "--json")[1])["total"]
+
+
+def test_search_help_documents_as_typed(capsys):
+    with pytest.raises(SystemExit):
+        main(["search", "--help"])
+    assert "--as-typed" in capsys.readouterr().out
+
+
+def test_a_long_pasted_query_is_searched_as_typed_with_a_suggestion(capsys):
+    query = "compressing large language models in variable memory envirnoments"
+    code, out, err = run(capsys, "search", query, "--limit", "1")
+    assert code == 0 and "BitStack" in out
+    assert err == (
+        "iclr-reader: note: Did you mean “compressing large language models in variable memory environments”?\n"
+    )
+
+
 def test_search_limit_and_plain_output(capsys):
     code, out, _ = run(capsys, "search", "language models", "--limit", "3")
     lines = out.splitlines()

@@ -15,6 +15,7 @@ from tui.wording import (
     related_paper,
     result_status,
     result_title,
+    spelling_note,
 )
 
 
@@ -82,10 +83,41 @@ def test_header_over_related_papers_names_the_paper_by_its_headline():
     assert related_paper(result("graph networks", 3)) is None
 
 
-def test_status_for_a_corrected_query():
+def test_status_for_a_corrected_query_says_what_was_searched_and_how_to_search_it_as_typed():
     assert result_status(result("wasserstien", 1, corrected="wasserstein")) == (
-        "No matches for “wasserstien”. Did you mean “wasserstein”? Showing those results."
+        "No papers contain “wasserstien”; showing results for “wasserstein”. ctrl+z: search “wasserstien” as typed."
     )
+    two = result("grpah nueral networks list:iclr2025", 3, corrected="graph neural networks list:iclr2025")
+    assert result_status(two) == (
+        "No papers contain “grpah” or “nueral”; showing results for “graph neural networks list:iclr2025”."
+        " ctrl+z: search “grpah nueral networks list:iclr2025” as typed."
+    )
+
+
+def test_status_for_a_spelling_offered_says_how_to_search_it():
+    pasted = "graph nueral networks for molecules and proteins"
+    offered = result(pasted, 5, suggestion="graph neural networks for molecules and proteins")
+    assert result_status(offered) == (
+        "Did you mean “graph neural networks for molecules and proteins”? ctrl+z: search that."
+    )
+    assert result_status(result("grpah", 0, suggestion="graph")) == (
+        "Nothing matches “grpah”. Did you mean “graph”? ctrl+z: search that."
+    )
+    with_hint = result(pasted, 5, suggestion=offered.suggestion, notice="a* matches too many words")
+    assert result_status(with_hint) == (
+        "Did you mean “graph neural networks for molecules and proteins”? ctrl+z: search that."
+        " Hint: a* matches too many words."
+    )
+
+
+def test_the_spelling_note_is_the_same_words_on_the_command_line():
+    assert spelling_note(result("grpah", 4, corrected="graph")) == (
+        "No papers contain “grpah”; showing results for “graph”"
+    )
+    assert spelling_note(result("a b c d e nueral", 4, suggestion="a b c d e neural")) == (
+        "Did you mean “a b c d e neural”?"
+    )
+    assert spelling_note(result("graph", 4)) is None
 
 
 def test_status_for_no_results():

@@ -13,6 +13,7 @@ from tui.cli.errors import CliError, shown
 from tui.cli.loading import ensure_index, load_engine
 from tui.cli.output import papers_json, print_json, print_styled, related_json, rendered_json, search_json
 from tui.cli.wording import counted, id_width
+from tui.wording import spelling_note
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -24,6 +25,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     search.add_argument("query", help='query: words, "phrases", prefix*, fuzzy~, field:term, AND/OR/NOT')
     search.add_argument("--limit", type=int, default=20, help="number of hits (default 20)")
     search.add_argument("--json", action="store_true", help="print JSON")
+    search.add_argument(
+        "--as-typed",
+        action="store_true",
+        help="search the words exactly as typed: no spelling correction (a short query with a word no paper "
+        "contains is otherwise searched corrected, with a note saying so)",
+    )
     search.set_defaults(handler=search_papers)
 
     show = commands.add_parser("show", help="show one paper's rendered abstract, metadata and links")
@@ -78,15 +85,15 @@ def search_papers(args: argparse.Namespace) -> int:
     if split_facets(query)[1].needs_marks:
         store = UserStore()
         marks = Marks(frozenset(store.bookmarked_ids()), frozenset(store.opened_ids()))
-    result = engine.search(query, limit=limit, marks=marks)
+    result = engine.search(query, limit=limit, marks=marks, correct=not args.as_typed)
     if result.notice:  # on stderr, so JSON on stdout stays clean
         print(f"iclr-reader: note: {shown(result.notice)}", file=sys.stderr)
+    spelling = spelling_note(result)  # its query and words are shown safely already
+    if spelling and not (args.json and result.corrected):  # the JSON says "corrected" (not yet the suggestion)
+        print(f"iclr-reader: note: {spelling}", file=sys.stderr)
     if args.json:
         print_json(search_json(engine, result))
         return 0
-    if result.corrected:
-        correction = f"no matches for {result.query!r}; showing results for {result.corrected!r}"
-        print(f"iclr-reader: note: {shown(correction)}", file=sys.stderr)
     showing = f" (showing {len(result.hits):,})" if result.total > len(result.hits) else ""
     print(counted(result.total, "match") + showing)
     _print_hits(engine, result.hits)

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from rich.text import Text
 from textual import on, work
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -19,6 +20,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from search import Bookmark, Marks, SearchEngine, SearchResult, UserStore, bookmark_of
 from tui import wording
+from tui.keys import SPELLING_KEY
 from tui.messages import IndexFailed, IndexProgress, IndexReady, MoreFound, SearchFinished
 from tui.preferences import SPLIT_MAX, SPLIT_MIN, Match, Preferences, Sort
 from tui.screens.discovery import DISCOVERY_BINDINGS, DiscoveryActions
@@ -64,6 +66,7 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         Binding("left_square_bracket", "narrower_list", "Narrower list", show=False, key_display="["),
         Binding("right_square_bracket", "wider_list", "Wider list", show=False, key_display="]"),
         Binding("z", "toggle_list_only", "List only", show=False),
+        Binding(SPELLING_KEY, "spelling", "As typed / did you mean", show=False),  # the status line says so
         *GET_BINDINGS,
         # The same actions from the search box, where letters are typed into the query.
         Binding("ctrl+b", "from_search('toggle_bookmark')", "Bookmark", key_display="^b"),
@@ -119,6 +122,8 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         """The query it searches."""
         self._reader_timer: Timer | None = None
         """Set while the reader waits for typing to pause."""
+        self._as_typed: str | None = None
+        """The query the user asked to search as typed (SPELLING_KEY), never corrected until it changes."""
 
     def compose(self) -> ComposeResult:
         yield AppHeader()
@@ -282,6 +287,8 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
 
     @on(Input.Changed, "#search")
     def query_changed(self, event: Input.Changed) -> None:
+        if event.value != self._as_typed:
+            self._as_typed = None  # a changed query is corrected again
         if not event.value.strip():
             self._cancel_search()
             self._show_all()
@@ -337,7 +344,26 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
             cancel=cancel,
             match=preferences.match,
             sort=preferences.sort,
+            correct=text != self._as_typed,
         )
+
+    def action_spelling(self) -> None:
+        """SPELLING_KEY: with a correction shown (its results instead of the query's), search the query
+        exactly as typed, until it changes; with a spelling offered, search that (it replaces the
+        query). Otherwise the key does nothing."""
+        search = self.query_one(SearchBox)
+        result = self.result
+        if result is None or result.query != " ".join(search.value.split()):
+            raise SkipAction()  # no result shown for this query yet: nothing to undo or take
+        if result.corrected:
+            self._as_typed = search.value
+            self._cancel_search()  # a search of the same text, corrected, may be running
+            self._start_search(search.value)
+        elif result.suggestion:
+            search.value = result.suggestion
+            search.cursor_position = len(result.suggestion)
+        else:
+            raise SkipAction()
 
     def set_defaults(self, sort: Sort | None = None, match: Match | None = None) -> None:
         """Change the default sort or match mode (the palette's commands), remember it, search again."""
