@@ -20,12 +20,14 @@ from whoosh.system import pack_uint
 
 from search.index.stemmer import stem
 
-_WORDS = re.compile(r"\w(?:\.?\w)+|[^\W\d_](?=-[^\W_])|(?<=[^\W_]-)[^\W\d_]")
+_MARKS = "\u0300-\u036f"
+"""Combining accents: inside a word written decomposed ("Kreı\u0306n"), they are part of it."""
+_WORDS = re.compile(rf"\w(?:\.?[\w{_MARKS}])+|[^\W\d_](?=-[^\W_])|(?<=[^\W_]-)[^\W\d_]")
 """A term of the text fields: Whoosh's token pattern (word characters, single dots inside:
 "S2DNet", "e.g", "v1.2.3") of two characters or more, or a single letter joined by a hyphen to a
 word ("k-means", "t-SNE", "U-Net", "top-k"). Other single letters are not terms, as with Whoosh's
 default minimum size, so they take no position either."""
-_NAME_WORDS = re.compile(r"\w+(?:\.?\w+)*")
+_NAME_WORDS = re.compile(rf"\w[\w{_MARKS}]*(?:\.?\w[\w{_MARKS}]*)*")
 """Whoosh's default token pattern (its group made non-capturing): the names field keeps every word."""
 _TERMS: dict[str, str] = {}
 """word as written -> term ("" for a stop word), for the stemmed fields."""
@@ -33,13 +35,19 @@ _MAX_TERMS = 500_000
 _ENCODINGS: dict[tuple[int, ...], bytes] = {}
 _MAX_ENCODINGS = 200_000
 
+_UNDECOMPOSED = str.maketrans(
+    {"ı": "i", "ø": "o", "Ø": "O", "ł": "l", "Ł": "L", "đ": "d", "Đ": "D", "æ": "ae", "œ": "oe"}
+)
+"""Letters people type without their stroke that Unicode does not decompose."""
+
 
 def folded(word: str) -> str:
     """A word lower-cased with its accents, ligatures and compatibility forms undone ("Schrödinger"
     -> "schrodinger", "signiﬁcant" -> "significant"), so that a query typed in plain ASCII finds it."""
     if word.isascii():
         return word.lower()
-    return "".join(char for char in normalize("NFKD", word) if not combining(char)).lower()
+    plain = "".join(char for char in normalize("NFKD", word) if not combining(char))
+    return plain.translate(_UNDECOMPOSED).lower()
 
 
 class FoldFilter(Filter):
@@ -63,11 +71,12 @@ LOWERCASE = RegexTokenizer(_NAME_WORDS) | FoldFilter() | StopFilter(frozenset(),
 
 
 class FastText(TEXT):
-    """A positional text field, stemmed with stop words removed (StemmingAnalyzer) or only
-    lower-cased (StandardAnalyzer without a stop list)."""
+    """A positional text field, stemmed with stop words removed (STEMMING) or only folded
+    (LOWERCASE). A word the analyzer splits (`k-means`, `self-supervised`) is searched as the
+    phrase it is. Fields are weighted by the ranking (search/query/scoring.py), not here."""
 
-    def __init__(self, stemmed: bool = True, field_boost: float = 1.0) -> None:
-        super().__init__(analyzer=STEMMING if stemmed else LOWERCASE, field_boost=field_boost)
+    def __init__(self, stemmed: bool = True) -> None:
+        super().__init__(analyzer=STEMMING if stemmed else LOWERCASE, multitoken_query="phrase")
         self.stemmed = stemmed
 
     def index(self, value, **kwargs):
@@ -76,9 +85,8 @@ class FastText(TEXT):
         positions: defaultdict[str, list[int]] = defaultdict(list)
         for offset, term in enumerate(terms, first):
             positions[term].append(offset)
-        boost = self.format.field_boost
         for term, found in positions.items():
-            yield term.encode("utf-8"), len(found), len(found) * boost, _encoded(found)
+            yield term.encode("utf-8"), len(found), float(len(found)), _encoded(found)
 
 
 def analysed(text: str, stemmed: bool) -> tuple[int, list[str]]:

@@ -23,8 +23,9 @@ one outside quotes stays an operator unless the text around it reads as words, t
 1. the query is in capitals: it has words with letters outside quotes and every one of them is
    in capitals (`TO BE OR NOT TO BE`, a pasted all-capitals title; also `GAN OR VAE`: type acronyms
    in lowercase to combine them, `gan OR vae`, since the words are lowercased when searched anyway);
-2. or the operator stands next to a word in capitals of two or more letters (`LLMs DO NOT Know`,
-   `why models DO NOT generalise`): a title's emphasis;
+2. or the operator follows a word in capitals of two or more letters (`LLMs DO NOT Know`,
+   `why models DO NOT generalise`): a title's emphasis (an acronym after it is what the operator
+   works on: `detection NOT YOLO`, `diffusion AND GAN` keep theirs);
 3. or the query looks like a pasted title: at least three words besides the operators, more than
    half of them starting with a capital (`Knowing What LLMs DO NOT Know`, and `Vision AND Language:
    A Survey?`, which is read as the title it looks like; `Vision AND Language`, two words, keeps
@@ -131,7 +132,7 @@ def _plain_operators(text: str) -> str:
     title = len(words) >= MIN_TITLE_WORDS and 2 * capitalised > len(words)
     out = list(text)
     for index in operators:
-        if shouting or title or _emphasis(shapes, index - 1) or _emphasis(shapes, index + 1):
+        if shouting or title or _emphasis(shapes, index - 1):
             at, token = tokens[index]
             out[at : at + len(token)] = token.lower()
     return "".join(out)

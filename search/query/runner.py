@@ -128,19 +128,20 @@ class QueryRunner:
         by_hand = typed_by_hand(searched)
         # A word no paper contains, typed in a short query, is most likely a typo: its correction first.
         fix = self._speller.correct(settled, budget, by_hand)
+        searched_fix = None
         if fix is not None and fix.sure and correct:
             attempts.append(self._attempt(text, fix.text, typing, how, docs, budget, corrected=True))
-            if attempts[-1].total:
-                return attempts[-1]
-            fix = None  # it finds nothing either (a filter): not worth offering
+            if attempts[-1].total:  # said with the query's own words: as typed, but for the typos
+                return replace(attempts[-1], corrected=fix.applied(text))
+            searched_fix, fix = fix.text + (typing or ""), None  # it finds nothing either (a filter)
         attempts.append(self._attempt(text, settled, typing, how, docs, budget))
         result = attempts[-1]
         if result.total == 0 and not result.any_words:  # (none with all the words is no typo)
             whole = self._speller.correct(searched, budget, by_hand)  # the word being typed too, now nothing matches
-            if whole is not None and whole.sure and correct:
+            if whole is not None and whole.sure and correct and whole.text != searched_fix:
                 retried = self._attempt(text, whole.text, None, how, docs, budget, corrected=True)
                 if retried.total:
-                    return retried
+                    return replace(retried, corrected=whole.applied(text))
             elif whole is not None:
                 fix = whole
         if fix is None:

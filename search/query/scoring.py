@@ -16,7 +16,7 @@ on its own, as a separate clause. An Or adds its words' scores, an And adds them
 with every part, a NOT removes papers. There is no coordination factor: the bonus below, and idf,
 already favour papers with more of the query.
 
-Adjacent words (`adjacent`): for two words typed one after the other, the papers where they stand
+Adjacent words (`add_adjacency`): for two words typed one after the other, the papers where they stand
 side by side in one field also gain ADJACENT * (score(a, d) + score(b, d)): a phrase at a low boost.
 
 Whoosh would walk matcher objects posting by posting, in pure Python: about 70 ms for three
@@ -48,7 +48,11 @@ AUTHORS_WEIGHT = 1.5
 """The authors field (names as written, not stemmed) is scored on its own, times this."""
 ADJACENT = 0.25
 CACHED_TERMS = 4096
+CACHED_FIELD_TERMS = 256
+"""One field's share of a word's score: what the word's scores across fields are made of, and the
+papers a query's part in one field matches."""
 CACHED_PAIRS = 256
+"""Papers where two words stand together, or a phrase's words do, per pair or phrase."""
 CACHED_WORDS = 64
 """Papers per word of a query (`with_every`): the words typed before stay while the next is typed."""
 
@@ -169,14 +173,13 @@ class TermScorer:
         terms_of = [_terms(child) for child in children]
         grouped = [term for terms in terms_of if terms is not None for term in terms]
         word_scores = self._grouped(grouped, leaves) if grouped else []
-        score_of = dict(zip(map(_word_key, grouped), word_scores))
         parts: list[dict[int, float]] = []
         for child, terms in zip(children, terms_of):
             if terms is None:
                 parts.append(self._evaluate(child, leaves))
-            else:
-                words = list({id(scores): scores for scores in (score_of[_word_key(t)] for t in terms)}.values())
-                parts.append(words[0] if len(words) == 1 else _union(words))
+            else:  # the papers this child matches in its own fields (the word may be in others too)
+                own = [self._field_tf(term.text, term.fieldname) for term in terms]
+                parts.append(own[0] if len(own) == 1 else _union(own))
         if top_parts is not None:
             top_parts.extend(parts)
         merged: dict[int, float] = {}
@@ -210,8 +213,15 @@ class TermScorer:
         field = node.fieldname
         words = [self._reader.schema[field].to_bytes(word) for word in node.words]
         per_word = [self.word_scores(word, (field,)) for word in words]
-        candidates = set(per_word[0]).intersection(*per_word[1:]) if all(per_word) else set()
-        found = self._adjacent(field, words, candidates)
+        key = (field, *words)  # a hyphened word (`k-means`) is a phrase, typed again at every keystroke
+        found = self._pairs.get(key)
+        if found is None:
+            candidates = set(per_word[0]).intersection(*per_word[1:]) if all(per_word) else set()
+            found = self._pairs[key] = frozenset(self._adjacent(field, words, candidates))
+            if len(self._pairs) > CACHED_PAIRS:
+                self._pairs.popitem(last=False)
+        else:
+            self._pairs.move_to_end(key)
         for word, scores in zip(words, per_word):
             leaves.append((field, word, {doc: scores[doc] for doc in found}))
         return {doc: sum(word_scores[doc] for word_scores in per_word) * node.boost for doc in found}
@@ -345,7 +355,7 @@ class TermScorer:
             for doc, frequency in _postings(postings):
                 tf[offset + doc] = weight * frequency / (base + norm * lengths[doc])
         self._field_cache[key] = tf
-        if len(self._field_cache) > CACHED_TERMS:
+        if len(self._field_cache) > CACHED_FIELD_TERMS:
             self._field_cache.popitem(last=False)
         return tf
 
@@ -366,7 +376,7 @@ class TermScorer:
         lengths = self._lengths.get(key)
         if lengths is None:
             length_of = segment.doc_field_length
-            lengths = [length_of(doc, field, 0) or 0 for doc in range(segment.doc_count_all())]
+            lengths = [length_of(doc, field, 0) or 0 for doc in range(segment.doc_count_all())]  # (None: no length)
             self._lengths[key] = lengths
         return lengths
 

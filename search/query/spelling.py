@@ -7,9 +7,10 @@ A word is corrected only when it is plausibly misspelt: typed in lower case (a c
 an acronym or a pasted title: GAN, Wigner, Fire), of MIN_CORRECTED letters or more (gan, vae, bert
 are real words the corpus may lack), without digits, outside explicit syntax (quotes, field:, *,
 ?, ~, ranges), and unknown to the index. Its correction is the nearest vocabulary word the index
-finds, within near_edits (an edit: inserting, deleting or changing a letter, or swapping two
-neighbouring ones), and among those the one in most papers. Only a query typed by hand (MAX_TYPED_WORDS words or fewer)
-is searched corrected, with a notice saying so; a longer one (pasted text) is searched as typed and
+finds with the same first letter (a typo rarely starts a word; and the look-up stays fast), within
+near_edits (an edit: inserting, deleting or changing a letter, or swapping two neighbouring ones),
+and among those the one in most papers. Only a query typed by hand (MAX_TYPED_WORDS words or
+fewer) is searched corrected, with a notice saying so; a longer one (pasted text) is searched as typed and
 the correction only offered.
 """
 
@@ -205,10 +206,14 @@ class VocabularyCorrector(ListCorrector):
                     yield -distance, suggestion
 
 
+_FIELD_NAME = re.compile(r"(?<![^\s(])-?\w+:")
+
+
 def typed_by_hand(query: str) -> bool:
     """Whether a query is short enough to have been typed by a person (MAX_TYPED_WORDS words,
     AND/OR/NOT not counted), whose corrections may be searched instead of it."""
-    return sum(1 for word in WORD.findall(query) if word not in OPERATORS) <= MAX_TYPED_WORDS
+    words = WORD.findall(_FIELD_NAME.sub(" ", query))  # `title:memory` is one word typed, not two
+    return sum(1 for word in words if word not in OPERATORS) <= MAX_TYPED_WORDS
 
 
 def near_edits(word: str) -> int:

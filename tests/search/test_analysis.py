@@ -15,8 +15,8 @@ from search.text.describe import describe
 from search.text.mathtext import searchable
 
 FIELDS = [
-    (FastText(field_boost=2.0), TEXT(analyzer=STEMMING, field_boost=2.0)),
-    (FastText(stemmed=False, field_boost=1.5), TEXT(analyzer=LOWERCASE, field_boost=1.5)),
+    (FastText(), TEXT(analyzer=STEMMING)),
+    (FastText(stemmed=False), TEXT(analyzer=LOWERCASE)),
 ]
 
 

@@ -6,7 +6,7 @@ from math import log
 import pytest
 from whoosh import query as wq
 
-from search.query.scoring import ADJACENT, B, FIELD_WEIGHTS, K1, TermScorer
+from search.query.scoring import ADJACENT, FIELD_WEIGHTS, K1, B, TermScorer
 
 SEED_QUERIES = [
     "compression",
@@ -32,7 +32,7 @@ REAL_QUERIES = [
     "meta learning few shot",
     "contrastive learning images",
     "author:bengio",
-    "venue:iclr",
+    "title:attention",
     "graph NOT neural",
     "(gan OR vae) AND image",
     "transf*",

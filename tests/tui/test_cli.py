@@ -58,7 +58,7 @@ def test_search_as_typed_searches_the_words_exactly_and_offers_the_correction(ca
     assert err == "iclr-reader: note: Did you mean “graph”?\n"
     code, out, _ = run(capsys, "search", "grpah neural networks", "--as-typed", "--json")
     result = json.loads(out)
-    assert result["corrected"] is None
+    assert (result["corrected"], result["suggestion"]) == (None, "graph neural networks")
     assert result["total"] == json.loads(run(capsys, "search", "neural networks", "--json")[1])["total"]
 
 

@@ -54,9 +54,16 @@ def papers_json(engine: SearchEngine) -> JsonObject:
 
 
 def search_json(engine: SearchEngine, result: SearchResult) -> JsonObject:
-    """`search --json`: the query, its spelling correction, the match count and the ranked hits."""
+    """`search --json`: the query, its spelling correction searched instead (or null), the one
+    offered ("did you mean", or null), the match count and the ranked hits."""
     hits = [hit_json(engine, hit) for hit in result.hits]
-    return {"query": result.query, "corrected": result.corrected, "total": result.total, "hits": hits}
+    return {
+        "query": result.query,
+        "corrected": result.corrected,
+        "suggestion": result.suggestion,
+        "total": result.total,
+        "hits": hits,
+    }
 
 
 def related_json(engine: SearchEngine, paper_id: str, hits: Sequence[Hit]) -> JsonObject:
