@@ -72,11 +72,13 @@ LOWERCASE = RegexTokenizer(_NAME_WORDS) | FoldFilter() | StopFilter(frozenset(),
 
 class FastText(TEXT):
     """A positional text field, stemmed with stop words removed (STEMMING) or only folded
-    (LOWERCASE). A word the analyzer splits (`k-means`, `self-supervised`) is searched as the
-    phrase it is. Fields are weighted by the ranking (search/query/scoring.py), not here."""
+    (LOWERCASE). Fields are weighted by the ranking (search/query/scoring.py), not here. A word the
+    analyzer splits (`k-means`, `self-supervised`) is searched as its parts (Whoosh's default):
+    searched as a phrase, pasted titles found their paper less often (the abstract may split the
+    words differently or use one of them)."""
 
     def __init__(self, stemmed: bool = True) -> None:
-        super().__init__(analyzer=STEMMING if stemmed else LOWERCASE, multitoken_query="phrase")
+        super().__init__(analyzer=STEMMING if stemmed else LOWERCASE)
         self.stemmed = stemmed
 
     def index(self, value, **kwargs):
