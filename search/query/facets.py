@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 from search.corpus.formats.common import normalised_status
 
-FACET = re.compile(r'(?<![^\s(])(-?)(list|venue|status|has|is|sort|match|related):("(?:[^"\\]|\\.)*"|[^\s()]+)', re.I)
+FACET_NAMES = ("list", "venue", "status", "has", "is", "sort", "match", "related")
+FACET = re.compile(rf'(?<![^\s(])(-?)({"|".join(FACET_NAMES)}):("(?:[^"\\]|\\.)*"|[^\s()]+)', re.I)
 _BARE = re.compile(r'[^\s()"\\]+')
 """A value that needs no quotes."""
 _QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)

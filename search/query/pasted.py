@@ -47,16 +47,15 @@ import re
 
 from whoosh.qparser.plugins import WildcardPlugin
 
+from search.query.facets import FACET_NAMES
 from search.query.parse import FIELD_ALIASES, OPERATORS, SEARCH_FIELDS
 
-FACET_NAMES = ("list", "venue", "status", "has", "is", "sort", "match", "related")
-"""The facets' names (search/query/facets.py's FACET): the engine takes them out before a query is
-parsed, but a `known:` prefix is left alone wherever it is."""
 KNOWN_PREFIXES = frozenset(
     {*SEARCH_FIELDS, *(alias for aliases in FIELD_ALIASES.values() for alias in aliases), "id", *FACET_NAMES}
 )
-"""Names whose `name:` is syntax (compared in lowercase); `id` is the schema's id field, which the
-parser reads too."""
+"""Names whose `name:` is syntax (compared in lowercase): the fields, `id` (the schema's id field,
+which the parser reads too) and the facets (the engine takes them out before a query is parsed,
+but a `list:` is left alone wherever it is)."""
 PARSER_OPERATORS = frozenset({*OPERATORS, "REQUIRE"})
 """The operators Whoosh's parser takes in capitals (OperatorsPlugin, REQUIRE included)."""
 _ENDINGS = re.escape(WildcardPlugin.qmarks + "!")
