@@ -164,15 +164,7 @@ class Speller:
         """Vocabulary words within `distance` insertions, deletions and substitutions of word that
         start with its letter (one automaton), and those one swap of neighbouring letters away."""
         words = self._words
-        if not words:
-            return
-
-        def next_word(candidate: str) -> str | None:
-            at = bisect_left(words, candidate)
-            return words[at] if at < len(words) else None
-
-        automaton = levenshtein_automaton(word, min(distance, MAX_FUZZY_DISTANCE), 1).to_dfa()
-        yield from find_all_matches(automaton, next_word)
+        yield from self.corrector.within(word, distance, 1)
         for at in range(len(word) - 1):
             if word[at] != word[at + 1]:
                 swapped = word[:at] + word[at + 1] + word[at] + word[at + 2 :]
@@ -188,6 +180,16 @@ class VocabularyCorrector(ListCorrector):
     MAX_FUZZY_DISTANCE (the automaton grows exponentially with the distance)."""
 
     def _suggestions(self, text: str, maxdist: int, prefix: int) -> Iterator[tuple[int, str]]:
+        seen = set()
+        for distance in range(1, min(maxdist, MAX_FUZZY_DISTANCE) + 1):
+            for suggestion in self.within(text, distance, prefix):
+                if suggestion not in seen:
+                    seen.add(suggestion)
+                    yield -distance, suggestion
+
+    def within(self, text: str, distance: int, prefix: int) -> Iterator[str]:
+        """The words within `distance` insertions, deletions and substitutions of text that share
+        its first `prefix` letters, in the list's order: one walk of one automaton."""
         words = self.wordlist
         if not words or not text:
             return
@@ -197,13 +199,8 @@ class VocabularyCorrector(ListCorrector):
             at = bisect_left(words, candidate)
             return words[at] if at < len(words) else None
 
-        seen = set()
-        for distance in range(1, min(maxdist, MAX_FUZZY_DISTANCE) + 1):
-            automaton = levenshtein_automaton(text, distance, prefix).to_dfa()
-            for suggestion in find_all_matches(automaton, next_word):
-                if suggestion not in seen:
-                    seen.add(suggestion)
-                    yield -distance, suggestion
+        automaton = levenshtein_automaton(text, min(distance, MAX_FUZZY_DISTANCE), prefix).to_dfa()
+        yield from find_all_matches(automaton, next_word)
 
 
 _FIELD_NAME = re.compile(r"(?<![^\s(])-?\w+:")
