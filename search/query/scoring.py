@@ -33,12 +33,16 @@ from collections.abc import Callable, Iterable, Sequence
 from heapq import nlargest
 from itertools import pairwise
 from math import log
+from typing import TypeVar
 
 from whoosh import query as wq
 from whoosh.codec.whoosh3 import W3LeafMatcher
 from whoosh.reading import TermNotFound
 
 from search.query.budget import CHECK_EVERY
+
+Key = TypeVar("Key")
+Value = TypeVar("Value")
 
 K1 = 1.2
 B = 0.75
@@ -55,6 +59,28 @@ CACHED_PAIRS = 256
 """Papers where two words stand together, or a phrase's words do, per pair or phrase."""
 CACHED_WORDS = 64
 """Papers per word of a query (`with_every`): the words typed before stay while the next is typed."""
+
+
+class Recent(OrderedDict[Key, Value]):
+    """A mapping that keeps its `size` most recently used entries (the words typed lately)."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+
+    def recall(self, key: Key) -> Value | None:
+        """The value kept for key, now the most recent; None when there is none."""
+        value = self.get(key)
+        if value is not None:
+            self.move_to_end(key)
+        return value
+
+    def keep(self, key: Key, value: Value) -> Value:
+        """Keep value for key, forgetting the least recent entry past `size`; returns value."""
+        self[key] = value
+        if len(self) > self.size:
+            self.popitem(last=False)
+        return value
 
 
 class Ranked:
@@ -82,11 +108,11 @@ class TermScorer:
         self._segments = list(reader.leaf_readers())
         self._doc_count = reader.doc_count_all() or 1
         self._lengths: dict[tuple[int, str], list[int]] = {}
-        self._cache: OrderedDict[tuple, dict[int, float]] = OrderedDict()
-        self._field_cache: OrderedDict[tuple, dict[int, float]] = OrderedDict()
-        self._pairs: OrderedDict[tuple, frozenset[int]] = OrderedDict()
+        self._cache: Recent[tuple, dict[int, float]] = Recent(CACHED_TERMS)
+        self._field_cache: Recent[tuple, dict[int, float]] = Recent(CACHED_FIELD_TERMS)
+        self._pairs: Recent[tuple, frozenset[int]] = Recent(CACHED_PAIRS)
         self._means: dict[str, float] = {}
-        self._word_docs: OrderedDict[tuple[wq.Query, ...], frozenset[int]] = OrderedDict()
+        self._word_docs: Recent[tuple[wq.Query, ...], frozenset[int]] = Recent(CACHED_WORDS)
         self._check: Callable[[], None] = _unlimited
 
     @staticmethod
@@ -125,13 +151,9 @@ class TermScorer:
         """The papers a word matches in any field, kept across queries (the same word comes back
         on every keystroke after it)."""
         key = tuple(query.subqueries[at] for at in clause)
-        docs = self._word_docs.get(key)
+        docs = self._word_docs.recall(key)
         if docs is None:
-            docs = self._word_docs[key] = frozenset().union(*(ranked.parts[at] for at in clause))
-            if len(self._word_docs) > CACHED_WORDS:
-                self._word_docs.popitem(last=False)
-        else:
-            self._word_docs.move_to_end(key)
+            docs = self._word_docs.keep(key, frozenset().union(*(ranked.parts[at] for at in clause)))
         return docs
 
     def top(self, ranked: Ranked, limit: int) -> list[tuple[int, float]]:
@@ -147,7 +169,7 @@ class TermScorer:
         if node is wq.NullQuery:
             return {}
         if type(node) is wq.Term:
-            return self._grouped([node], leaves)[0]
+            return self._words([node], leaves)[0]
         if type(node) is wq.Phrase:
             return self._phrase(node, leaves)
         if type(node) is wq.AndNot:
@@ -171,8 +193,7 @@ class TermScorer:
         term's expansions are) grouped into words scored across fields; the rest added as they score."""
         children = node.subqueries
         terms_of = [_terms(child) for child in children]
-        grouped = [term for terms in terms_of if terms is not None for term in terms]
-        word_scores = self._grouped(grouped, leaves) if grouped else []
+        words = self._words([term for terms in terms_of if terms is not None for term in terms], leaves)
         parts: list[dict[int, float]] = []
         for child, terms in zip(children, terms_of):
             if terms is None:
@@ -183,45 +204,36 @@ class TermScorer:
         if top_parts is not None:
             top_parts.extend(parts)
         merged: dict[int, float] = {}
-        added = [scores for scores in {id(s): s for s in word_scores}.values()]
-        added += [part for part, terms in zip(parts, terms_of) if terms is None]
-        for scores in added:
+        for scores in [*words, *(part for part, terms in zip(parts, terms_of) if terms is None)]:
             get = merged.get
             for doc, score in scores.items():
                 merged[doc] = get(doc, 0.0) + score
         return merged
 
-    def _grouped(self, terms: Sequence[wq.Term], leaves: list) -> list[dict[int, float]]:
-        """Each term's word scores: the terms with one text (and boost) are one word, scored once
-        across the fields they name (see the module's docstring)."""
+    def _words(self, terms: Sequence[wq.Term], leaves: list) -> list[dict[int, float]]:
+        """The scores of the words the terms make: the terms with one text (and boost) are one word,
+        scored once across the fields they name (see the module's docstring)."""
         fields_of: dict[tuple, list[str]] = {}
         for term in terms:
             fields_of.setdefault(_word_key(term), []).append(term.fieldname)
-        scores_of: dict[tuple, dict[int, float]] = {}
-        for key, fields in fields_of.items():
+        words = []
+        for (text, boost, _), fields in fields_of.items():
             self._check()
-            text, boost, _ = key
             scores = self.word_scores(text, tuple(sorted(set(fields))))
             leaves.append((fields[0], text, scores))
-            if boost != 1.0:
-                scores = {doc: score * boost for doc, score in scores.items()}
-            scores_of[key] = scores
-        return [scores_of[_word_key(term)] for term in terms]
+            words.append(scores if boost == 1.0 else {doc: score * boost for doc, score in scores.items()})
+        return words
 
     def _phrase(self, node: wq.Phrase, leaves: list) -> dict[int, float]:
         """A phrase scores the sum of its words' scores (in its field), in the papers where they are adjacent."""
         field = node.fieldname
         words = [self._reader.schema[field].to_bytes(word) for word in node.words]
         per_word = [self.word_scores(word, (field,)) for word in words]
-        key = (field, *words)  # a hyphened word (`k-means`) is a phrase, typed again at every keystroke
-        found = self._pairs.get(key)
+        key = (field, *words)  # a phrase comes back at every keystroke typed after it
+        found = self._pairs.recall(key)
         if found is None:
             candidates = set(per_word[0]).intersection(*per_word[1:]) if all(per_word) else set()
-            found = self._pairs[key] = frozenset(self._adjacent(field, words, candidates))
-            if len(self._pairs) > CACHED_PAIRS:
-                self._pairs.popitem(last=False)
-        else:
-            self._pairs.move_to_end(key)
+            found = self._pairs.keep(key, frozenset(self._adjacent(field, words, candidates)))
         for word, scores in zip(words, per_word):
             leaves.append((field, word, {doc: scores[doc] for doc in found}))
         return {doc: sum(word_scores[doc] for word_scores in per_word) * node.boost for doc in found}
@@ -290,34 +302,23 @@ class TermScorer:
     def _together(self, first: bytes, second: bytes) -> frozenset[int]:
         """The papers where `second` follows `first` right away in one of the text fields."""
         key = (first, second)
-        found = self._pairs.get(key)
+        found = self._pairs.recall(key)
         if found is not None:
-            self._pairs.move_to_end(key)
             return found
         docs: set[int] = set()
         for field in FIELD_WEIGHTS:
             a, b = self._field_tf(first, field), self._field_tf(second, field)
             if a and b:
                 docs.update(self._adjacent(field, [first, second], a.keys() & b.keys()))
-        found = self._pairs[key] = frozenset(docs)
-        if len(self._pairs) > CACHED_PAIRS:
-            self._pairs.popitem(last=False)
-        return found
+        return self._pairs.keep(key, frozenset(docs))
 
     # -- per-word scores ----------------------------------------------------------------------
 
     def word_scores(self, text, fields: tuple[str, ...]) -> dict[int, float]:
         """One word's score in every paper that has it in any of `fields` (sorted), cached."""
         key = (text, fields)
-        cached = self._cache.get(key)
-        if cached is not None:
-            self._cache.move_to_end(key)
-            return cached
-        scores = self._compute(text, fields)
-        self._cache[key] = scores
-        if len(self._cache) > CACHED_TERMS:
-            self._cache.popitem(last=False)
-        return scores
+        cached = self._cache.recall(key)
+        return self._cache.keep(key, self._compute(text, fields)) if cached is None else cached
 
     def _compute(self, text, fields: tuple[str, ...]) -> dict[int, float]:
         """BM25F (the module's docstring): the fields' length-normalised, weighted frequencies
@@ -337,9 +338,8 @@ class TermScorer:
     def _field_tf(self, text, field: str) -> dict[int, float]:
         """The word's weighted, length-normalised frequency in one field, per paper that has it there."""
         key = (text, field)
-        cached = self._field_cache.get(key)
+        cached = self._field_cache.recall(key)
         if cached is not None:
-            self._field_cache.move_to_end(key)
             return cached
         weight = FIELD_WEIGHTS.get(field, AUTHORS_WEIGHT if field == "authors" else 1.0)
         norm = B / self._mean_length(field)
@@ -354,10 +354,7 @@ class TermScorer:
             lengths = self._segment_lengths(number, segment, field)
             for doc, frequency in _postings(postings):
                 tf[offset + doc] = weight * frequency / (base + norm * lengths[doc])
-        self._field_cache[key] = tf
-        if len(self._field_cache) > CACHED_FIELD_TERMS:
-            self._field_cache.popitem(last=False)
-        return tf
+        return self._field_cache.keep(key, tf)
 
     def _mean_length(self, field: str) -> float:
         """The field's mean length over the papers that have it (untitled papers do not shorten titles')."""
