@@ -14,26 +14,43 @@ from functools import lru_cache
 from pylatexenc import latexwalker
 
 from search.models import Link, Rendered, Span
+from search.text.eaten import restore_in_math, restore_in_prose
 from search.text.links import safe_link
 from search.text.macros import (
+    AUTHOR_ACCENTS,
+    AUTHOR_DELIMITERS,
     CITATIONS,
     CONTEXT_DB,
     L2T_DB,
+    MATH_ALPHABETS,
     MATH_ENVIRONMENTS,
+    MATH_IN_PROSE,
+    MATH_SYMBOLS,
     SPECIALS,
     STYLE_DECLARATIONS,
     STYLE_WITH_ARGUMENT,
     TEXT_STYLE_MACROS,
     TEXT_SYMBOLS,
     args_of,
+    author_macro,
     chars_of,
     known_macro_text,
     last,
 )
 from search.text.mathrender import MathText
-from search.text.mathtext import ACCENTS
-from search.text.prepass import MD_CODE, TEX_SINGLE_QUOTE, balance_braces, escape_literals, prose_to_latex, split_math
+from search.text.mathtext import ACCENTS, script
+from search.text.prepass import (
+    MD_CODE,
+    TEX_SINGLE_QUOTE,
+    balance_braces,
+    balance_math,
+    escape_literals,
+    markdown_bold,
+    prose_to_latex,
+    split_math,
+)
 from search.text.sanitize import sanitize
+from search.text.typography import clean_characters, prose_typography, tex_ties
 
 MAX_MARKUP_CHARS = 200_000
 """Longer abstracts are shown as written (sanitised), without looking for markup at all."""
@@ -53,6 +70,10 @@ _URL = re.compile(
 _MD_LINK = re.compile(r"\[([^\[\]\n]{1,300})\]\(\s*((?:https?://|www\.)[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)\s*\)")
 _HREF = re.compile(r"\\href\s*\{([^{}]*)\}")
 _URL_MACRO = re.compile(r"\\url\s*\{([^{}]*)\}")
+_HYPERLINK = re.compile(r"\\hyperlink\s*\{([^{}]*)\}")
+_OPERATOR = re.compile(r"[A-Za-z]{2,}")
+_ROMAN = re.compile(r"\\romannumeral\s*(\d{1,4})")
+_BROKEN_URL = re.compile(r"\b((?:https?://|www\.)[\w-]+(?:\.[\w-]+)*\.) ([a-z]{2,6}/)")
 _TRAILING = ".,;:!?'\"*)$"
 _MARKUP_CHARS = "\\{}$%&#^_~[]"
 _PROSE_TOKEN = re.compile(r"\\(?:[A-Za-z@]+\*?|.)|[{}$%&#^_~\[\]]|[^\\{}$%&#^_~\[\]]+", re.DOTALL)
@@ -70,7 +91,7 @@ def convert(source: str) -> Rendered:
 
 @lru_cache(maxsize=4096)
 def _convert_cached(source: str) -> Rendered:
-    clean = sanitize(source)
+    clean = clean_characters(sanitize(source))
     if len(clean) > MAX_MARKUP_CHARS or not _NEEDS_PARSING.search(clean):
         return _plain(clean)
     try:
@@ -84,8 +105,9 @@ class TooMuchMarkup(Exception):
 
 
 def _plain(text: str) -> Rendered:
-    """Sanitised text with whitespace folded and bare URLs as links: the fallback rendering."""
-    text = _fold_whitespace(text).strip()
+    """Sanitised text with whitespace folded, TeX dashes and quotes as characters and bare URLs
+    as links: an abstract without markup, and the fallback rendering."""
+    text = _fold_whitespace(_typography_outside_urls(rejoin_broken_urls(text))).strip()
     spans: list[Span] = []
     links: list[Link] = []
     for match in _URL.finditer(text):
@@ -98,25 +120,48 @@ def _plain(text: str) -> Rendered:
     return Rendered(text, tuple(spans), tuple(links))
 
 
+def _typography_outside_urls(text: str) -> str:
+    if "--" not in text and "''" not in text and "``" not in text and "~" not in text:
+        return text
+    pieces, done = [], 0
+    for match in _URL.finditer(text):
+        pieces += [prose_typography(text[done : match.start()]), match.group()]
+        done = match.end()
+    pieces.append(prose_typography(text[done:]))
+    return "".join(pieces)
+
+
 def _fold_whitespace(text: str) -> str:
     # Two linear passes; only runs with a newline (a few per abstract) need a Python call.
+    if "  " not in text and text.isascii() and "\n" not in text and "\t" not in text:
+        return text  # single spaces only: most pieces of an abstract (the check is C-fast)
     text = _SPACES.sub(" ", text)
     return _NEWLINE_RUN.sub(lambda m: "\n\n" if m.group().count("\n") >= 2 else " ", text)
 
 
-def _trim_url(url: str, start: int) -> tuple[str, int]:
-    """Drop trailing punctuation that ends the sentence rather than the URL.
+def _trim_url(url: str, start: int, wrapper: str = "") -> tuple[str, int]:
+    """Drop trailing punctuation that ends the sentence rather than the URL (and the `_` or `*`
+    that closes Markdown emphasis opened right before the URL).
 
     A `)` stays when the URL opens as many `(` as it closes: counted once, not per character."""
     opened, closed = url.count("("), url.count(")")
     end = len(url)
-    while end and url[end - 1] in _TRAILING:
+    trailing = _TRAILING + wrapper
+    while end and url[end - 1] in trailing:
         if url[end - 1] == ")":
             if opened >= closed:
                 break
             closed -= 1
         end -= 1
     return url[:end], start + end
+
+
+def rejoin_broken_urls(text: str) -> str:
+    """`https://sites.google. com/view/x`: a space after a host's dot, before its last label and a
+    path, came from a line break in the source; the URL is put back together."""
+    if "://" not in text and "www." not in text:
+        return text
+    return _BROKEN_URL.sub(r"\1\2", text)
 
 
 class _Converter:
@@ -142,18 +187,25 @@ class _Converter:
     # -- pre-pass -----------------------------------------------------------------------------
 
     def _prepare(self, text: str) -> str:
-        # TeX quotes first, so ``quoted'' and `quoted' are not mistaken for Markdown `code`.
-        text = text.replace("``", "\u201c").replace("''", "\u201d")
+        # TeX's opening quotes first, so ``quoted'' is not mistaken for Markdown `code`.
+        text = text.replace("``", "\u201c")
         text = TEX_SINGLE_QUOTE.sub("\u2018\\1\u2019", text)
         text = MD_CODE.sub(lambda m: self._literal(m.group(1)), text)
+        text = restore_in_prose(rejoin_broken_urls(text))
         text = _MD_LINK.sub(lambda m: self._link_macro(m.group(2), m.group(1)) + "{" + m.group(1) + "}", text)
         text = _HREF.sub(lambda m: self._link_macro(m.group(1), None), text)
+        if "\\hyperlink" in text:
+            text = _HYPERLINK.sub(self._hyperlink, text)
         text = _URL_MACRO.sub(lambda m: self._url_macro(m.group(1), m.start()), text)
-        text = _URL.sub(lambda m: self._url_macro(m.group(), m.start(), bare=True), text)
+        text = _URL.sub(lambda m: self._url_macro(m.group(), m.start(), bare=True, text=text), text)
+        text = markdown_bold(text)  # before math is found: bold may hold inline math (**E$^2$-RAG**)
+        if "\\romannumeral" in text:
+            text = _ROMAN.sub(_roman, text)
+        text = tex_ties(text)  # (a tie before math: `matrix~$K$`)
         out = []
         for is_math, segment in split_math(text):
             if is_math:
-                out.append(escape_literals(segment))
+                out.append(balance_math(restore_in_math(escape_literals(segment))))
             else:
                 out.append(self._set_prose_aside(prose_to_latex(segment)))
         return balance_braces("".join(out))
@@ -170,6 +222,9 @@ class _Converter:
             if token[0] in _MARKUP_CHARS:
                 out.append(token)
                 after_macro = token[0] == "\\"
+                continue
+            if out[-2:] in (["\\begin", "{"], ["\\end", "{"]):
+                out.append(token)  # an environment's name is for the parser to read
                 continue
             if after_macro:
                 stripped = token.lstrip()
@@ -192,10 +247,17 @@ class _Converter:
         self.links.append(safe_link(label or url, url))
         return f"\\iclrhref{{{len(self.links) - 1}}}"
 
-    def _url_macro(self, url: str, start: int, bare: bool = False) -> str:
+    def _hyperlink(self, match: re.Match[str]) -> str:
+        """hyperref's \\hyperlink{target}{text}: a link when the target is a URL, else the text alone."""
+        target = match.group(1).strip()
+        return self._link_macro(target, None) if _URL.fullmatch(target) else ""
+
+    def _url_macro(self, url: str, start: int, bare: bool = False, text: str = "") -> str:
         tail = ""
         if bare:
-            trimmed, _ = _trim_url(url, start)
+            # `_https://host/x_.`: Markdown italics around a URL are not part of it.
+            wrapped = text[start - 1 : start] if start else ""
+            trimmed, _ = _trim_url(url, start, wrapped if wrapped in "_*" else "")
             url, tail = trimmed, url[len(trimmed) :]
         shown = re.sub(r"\\([_%#&~])", r"\1", url)
         self.links.append(safe_link(shown, shown))
@@ -275,18 +337,53 @@ class _Converter:
             self._emit(" • ", styles, link)
         elif name in TEXT_SYMBOLS:
             self._emit(TEXT_SYMBOLS[name], styles, link)
-        elif name in ACCENTS or name in ("frac", "dfrac", "tfrac", "sqrt", "mathcal", "mathbb", "mathscr", "mathfrak"):
+            self._post_space(node, args, styles, link)
+        elif name in MATH_IN_PROSE or name in ACCENTS or name in MATH_ALPHABETS or name in AUTHOR_ACCENTS:
             self._emit(MathText(self.plain_of).macro(node), styles | {"math"}, link)
+        elif name in ("textsubscript", "textsuperscript"):
+            self._emit(script(self.plain_of(args[-1:]).strip(), superscript=name == "textsuperscript"), styles, link)
+        elif name == "enquote":
+            self._emit("\u201c", styles, link)
+            self._walk(args[-1:], styles, link)
+            self._emit("\u201d", styles, link)
+        elif name in ("SI", "si", "num"):
+            # siunitx: \\SI{105}{\\micro\\metre} -> 105 µm
+            quantity = [arg for arg in args if arg is not None and getattr(arg, "delimiters", ("",))[0] == "{"]
+            self._emit(" ".join(self.plain_of([arg]).strip() for arg in quantity[-2:]), styles, link)
+        elif name == "keywords":
+            self._emit(" Keywords: ", styles, link)
+            self._walk(args[-1:], styles, link)
+        elif name in MATH_SYMBOLS:
+            self._emit(MATH_SYMBOLS[name], styles | {"math"}, link)
+        elif L2T_DB.get_macro_spec(name) is None and (shown := author_macro(name, in_math=False)) is not None:
+            self._emit(shown, styles, link)
+            self._post_space(node, args, styles, link)
+        elif name in AUTHOR_DELIMITERS:
+            opening, closing = AUTHOR_DELIMITERS[name]
+            self._emit(opening, styles | {"math"}, link)
+            self._walk(args[-1:], styles | {"math"}, link)
+            self._emit(closing, styles | {"math"}, link)
+        elif not name.isalpha() and L2T_DB.get_macro_spec(name) is None:
+            self._emit(name, styles, link)  # `\–`: an escaped character is the character
         elif L2T_DB.get_macro_spec(name) is None:
             # An author's own macro: keep it visible, and its arguments' text with it.
             self._emit("\\" + name, styles, link)
+            self._post_space(node, args, styles, link)
             for arg in args:
                 self._emit(" ", styles, link)
                 self._walk([arg], styles, link)
         else:
-            self._emit(known_macro_text(node), styles, link)
-            if node.macro_post_space and not args:
-                self._emit(" ", styles, link)
+            text = known_macro_text(node)
+            if _OPERATOR.fullmatch(text) and self.pieces and self.pieces[-1][0][-1:].isalnum():
+                text = " " + text  # `O(d\log n)` outside math reads `O(d log n)` too
+            self._emit(text, styles, link)
+            self._post_space(node, args, styles, link)
+
+    def _post_space(self, node, args: list, styles: frozenset[str], link: int | None) -> None:
+        """The space TeX eats after a control word is a space the author meant: `\\ie the`,
+        `\\toolname improves` (their macros end in \\xspace, or a `{}` was lost)."""
+        if node.macro_post_space and not args:
+            self._emit(" ", styles, link)
 
     def _label_link(self, index: int, label_node) -> None:
         link = self.links[index]
@@ -352,6 +449,29 @@ def _merge(spans: list[Span]) -> list[Span]:
         open_by_key[key] = len(merged)
         merged.append(span)
     return sorted(merged, key=lambda s: (s.start, s.end))
+
+
+def _roman(match: re.Match[str]) -> str:
+    """`\\romannumeral2` -> `ii`."""
+    number, out = int(match.group(1)), []
+    for value, letters in (
+        (1000, "m"),
+        (900, "cm"),
+        (500, "d"),
+        (400, "cd"),
+        (100, "c"),
+        (90, "xc"),
+        (50, "l"),
+        (40, "xl"),
+        (10, "x"),
+        (9, "ix"),
+        (5, "v"),
+        (4, "iv"),
+        (1, "i"),
+    ):
+        count, number = divmod(number, value)
+        out.append(letters * count)
+    return "".join(out)
 
 
 def _is_styled_text(nodes) -> bool:

@@ -7,8 +7,8 @@ import unicodedata
 
 _SUPERSCRIPTS = dict(
     zip(
-        "0123456789+-−=()abcdefghijklmnoprstuvwxyzABDEGHIJKLMNOPRTUVWβγδθφχ*′'†⊤∗",
-        "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻᴬᴮᴰᴱᴳᴴᴵᴶᴷᴸᴹᴺᴼᴾᴿᵀᵁⱽᵂᵝᵞᵟᶿᵠᵡ*′′†ᵀ*",
+        "0123456789+-−=()abcdefghijklmnoprstuvwxyzABDEGHIJKLMNOPRTUVWβγδθφχαεϵι*′'†⊤∗",
+        "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻᴬᴮᴰᴱᴳᴴᴵᴶᴷᴸᴹᴺᴼᴾᴿᵀᵁⱽᵂᵝᵞᵟᶿᵠᵡᵅᵋᵋᶥ*′′†ᵀ*",
     )
 )
 _SUBSCRIPTS = dict(
@@ -46,12 +46,12 @@ def script(text: str, superscript: bool) -> str:
     """x^{10} -> x¹⁰ when every character has a Unicode form, else a readable x^(10) / d_(eff)."""
     table = _SUPERSCRIPTS if superscript else _SUBSCRIPTS
     mark = "^" if superscript else "_"
-    text = text.replace(" ", "")
-    if text and all(ch in table for ch in text):
-        return "".join(table[ch] for ch in text)
-    if len(text) <= 1:
-        return mark + text
-    return f"{mark}({text})"
+    compact = text.replace(" ", "")
+    if compact and all(ch in table for ch in compact):
+        return "".join(table[ch] for ch in compact)
+    if len(compact) <= 1:
+        return mark + compact
+    return f"{mark}({' '.join(text.split())})"  # spaces kept: ^(-1/(d log 2+1)), not ^(-1/(dlog2+1))
 
 
 def math_alphabet(style: str, text: str) -> str:

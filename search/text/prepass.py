@@ -1,7 +1,7 @@
 """The converter's pre-pass: decide what in an abstract is really markup before LaTeX parsing.
 
 Dollar amounts are not math, `%` `&` `#` in prose are literal, Markdown emphasis becomes style
-macros, and unpartnered braces are escaped so they stay visible instead of swallowing prose.
+macros, and unpartnered braces are dropped (or closed where math ends) so they cannot swallow prose.
 
 Every step is linear in the text: an opener looks up its closer in a list of closers found in one
 pass (`_Closers`), never by searching the rest of the text, so thousands of unclosed `**`, `\\(`
@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+
+from search.text.eaten import has_eaten_macro
+from search.text.typography import prose_typography
 
 MAX_BRACE_DEPTH = 40
 """Deeper nesting is not parsed (pylatexenc recurses per level); the text is shown as written."""
@@ -26,6 +29,8 @@ _MD_ITALIC = re.compile(
     r"(?<![\w*\\])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![\w*])"
     r"|(?<![\w\\])_(?=[^\s_])([^_\n$]+?)(?<=[^\s_])_(?!\w)"
 )
+_BRACE_OR_ESCAPE = re.compile(r"\\.|[{}]", re.DOTALL)
+_SHORT_SYMBOL = re.compile(r"[A-Za-z][A-Za-z0-9]{0,2}")
 _LITERAL_SPECIALS = re.compile(r"(?<!\\)([%&#])")
 _MATH_START = re.compile(r"[\\$]")
 _MATH_CLOSERS = {"(": re.compile(r"\\\)"), "[": re.compile(r"\\\]")}
@@ -96,7 +101,9 @@ def split_math(text: str) -> list[tuple[bool, str]]:
             segments.append((True, text[i : end + len(delimiter)]))
             i = end + len(delimiter)
             continue
-        prose.append("\\$")
+        following = text[i + 1 : i + 2]
+        if following != "\\" and not (following.isalpha() and text[i - 1 : i].strip()):
+            prose.append("\\$")  # an amount or a lone sign; `$\|` and `54.4%$that` are markup left over
         i += 1
     flush()
     return segments
@@ -107,6 +114,8 @@ def _looks_like_math(content: str) -> bool:
     if not content.strip() or len(content) > 600:
         return False
     has_markup = re.search(r"[\\^_{}=<>]", content) is not None
+    if not has_markup and (_SHORT_SYMBOL.fullmatch(content.strip()) or has_eaten_macro(content)):
+        return True  # `where $ d $ are`: a variable written with spaces; `$832 imes$`: `\times` eaten
     if not has_markup and (content[0].isspace() or content[-1].isspace()):
         return False
     if not has_markup and re.match(r"\d", content) and re.search(r"[A-Za-z]{3,}", content):  # noqa: SIM103 - one rule a line
@@ -119,10 +128,9 @@ def escape_literals(text: str) -> str:
 
 
 def prose_to_latex(text: str) -> str:
-    """Markdown emphasis becomes style macros; %, & and # in prose are literal characters."""
-    text = escape_literals(text)
-    text = text.replace("---", "\u2014").replace("--", "\u2013").replace("~\\", " \\")
-    text = markdown_bold(text)
+    """Markdown italics become style macros (bold is done before math is found: `**E$^2$-RAG**`);
+    %, & and # in prose are literal characters; TeX dashes, quotes and ties become characters."""
+    text = prose_typography(escape_literals(text)).replace("~\\", " \\")
     return _MD_ITALIC.sub(lambda m: "\\textit{" + (m.group(1) or m.group(2)) + "}", text)
 
 
@@ -152,27 +160,54 @@ def markdown_bold(text: str) -> str:
     return "".join(out)
 
 
+def balance_math(math: str) -> str:
+    """A math segment's braces made to pair: a `{` never closed is closed where the math ends
+    (`$\\widetilde{O(m)$`), a `}` never opened is dropped."""
+    if math.count("{") <= math.count("}"):
+        return math  # nothing left open (a `}` too many is dropped with the prose's, by balance_braces)
+    closer = 2 if math.startswith(("$$", "\\(", "\\[")) else 1
+    body, end = math[:-closer], math[-closer:]
+    unmatched, still_open = _unpaired(body)
+    if not unmatched and not still_open:
+        return math
+    kept = "".join(ch for index, ch in enumerate(body) if index not in unmatched)
+    return kept + "}" * len(still_open) + end
+
+
 def balance_braces(text: str) -> str:
-    """Escape braces that have no partner, so they stay visible and cannot swallow prose."""
+    """Drop braces that have no partner, so they cannot swallow prose (`both}accurately` reads
+    `both accurately`: a brace between two letters leaves a space)."""
+    unmatched, still_open = _unpaired(text)
+    unmatched.update(still_open)
+    if not unmatched:
+        return text
+    out = []
+    for index, ch in enumerate(text):
+        if index not in unmatched:
+            out.append(ch)
+        elif _wordlike(text[index - 1 : index]) and _wordlike(text[index + 1 : index + 2]):
+            out.append(" ")
+    return "".join(out)
+
+
+def _wordlike(ch: str) -> bool:
+    """A letter or digit, or a marker standing for a run of prose (see markup._set_prose_aside)."""
+    return ch.isalnum() or "\U000f0000" <= ch <= "\U000ffffd"
+
+
+def _unpaired(text: str) -> tuple[set[int], list[int]]:
+    """Where the closing braces without an opener are, and the openers never closed."""
     stack: list[int] = []
     unmatched: set[int] = set()
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "\\":
-            i += 2
-            continue
+    for found in _BRACE_OR_ESCAPE.finditer(text):  # the regex skips the rest: a loop per brace, not per character
+        ch = found.group()
         if ch == "{":
-            stack.append(i)
+            stack.append(found.start())
             if len(stack) > MAX_BRACE_DEPTH:
                 raise TooDeep
         elif ch == "}":
             if stack:
                 stack.pop()
             else:
-                unmatched.add(i)
-        i += 1
-    unmatched.update(stack)
-    if not unmatched:
-        return text
-    return "".join("\\" + ch if index in unmatched else ch for index, ch in enumerate(text))
+                unmatched.add(found.start())
+    return unmatched, stack

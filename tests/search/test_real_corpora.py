@@ -5,6 +5,7 @@ import unicodedata
 
 import pytest
 
+from search.text.eaten import restore_in_prose
 from search.text.mathtext import searchable
 
 pytestmark = pytest.mark.corpora
@@ -36,7 +37,8 @@ def test_every_abstract_converts_without_losing_a_word(engine):
     losses = {}
     for paper in engine.papers:
         text = _fold(searchable(engine.describe(paper.id).rendered.text))
-        prose = _NOT_PROSE.sub(" ", _URLS.sub(" ", paper.abstract))
+        # Macros whose backslash a list's producer ate (` extit{e.g.}`) are markup too.
+        prose = _NOT_PROSE.sub(" ", _URLS.sub(" ", restore_in_prose(paper.abstract)))
         missing = {word for word in re.findall(r"[A-Za-z]{3,}", _fold(prose)) if word not in text}
         if missing:
             losses[paper.id] = missing
