@@ -49,3 +49,25 @@ def test_empty_state_and_did_you_mean(snap_compare, make_app, size):
 @pytest.mark.parametrize("size", SIZES)
 def test_help_screen(snap_compare, make_app, size):
     assert snap_compare(make_app(), terminal_size=SIZES[size], run_before=prepared("down", "question_mark"))
+
+
+# Two real abstracts (ICML 2017, AISTATS 2022) heavy in math: scripts, \widetilde, \mathbb, \cal,
+# \frac, \max\{...\}, \left(...\right).
+MATH_HEAVY = (
+    r"We show that DBSCAN can estimate the connected components of the $\lambda$-density level set "
+    r"$\{ x : f(x) \ge \lambda\}$ given $n$ i.i.d. samples from an unknown density $f$. When the data "
+    r"lies in $\mathbb{R}^D$ we obtain a rate of $\widetilde{O}(n^{-1/(2\beta + D)})$, which matches "
+    r"known lower bounds up to logarithmic factors. When the data lies on an embedded unknown "
+    r"$d$-dimensional manifold in $\mathbb{R}^D$, then we obtain a rate of "
+    r"$\widetilde{O}(n^{-1/(2\beta + d\cdot \max\{1, \beta \})})$.",
+    r"In the episodic CMDP setting, Triple-Q achieves $\tilde{\cal O}\left(\frac{1 }{\delta}H^4 "
+    r"S^{\frac{1}{2}}A^{\frac{1}{2}}K^{\frac{4}{5}} \right)$ regret, where $K$ is the total number of "
+    r"episodes and $\delta$ is Slater's constant --- with ``zero'' constraint violation.",
+)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_reader_shows_a_math_heavy_abstract(snap_compare, make_app, engine_for, size):
+    app = make_app(engine=engine_for(*MATH_HEAVY))
+    keys = [*"dbscan", "enter", "enter"]
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=prepared(*keys))
