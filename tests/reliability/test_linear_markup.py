@@ -122,6 +122,22 @@ HOSTILE = [
     "\\url{https://e.org/x}",
     "https://e.org/a) ",
     "we propose HostileNet ",
+    # the render gaps' rules (issue 17)
+    " extit{a}",
+    "availableootnote{",
+    "$ell_infty$ ",
+    "$ o$ ",
+    "Fr \u0301echet ",
+    "i.i.d.~x ",
+    "a --- b ''q'' ",
+    "\\toolname ",
+    "signi\ufb01cantly\u200b ",
+    "{a",
+    "$\\widetilde{O(m)$ ",
+    "\\hyperlink{u}{t} ",
+    "https://x.y. com/z ",
+    "\\romannumeral12 ",
+    "${\\cal X}\\over y$ ",
 ]
 
 
