@@ -7,7 +7,8 @@ dropped the backslash of every other macro (`\\ell` became `ell`). 114 of 13,497
 
 A word is read as an eaten macro only where plain words cannot be: in math, or in prose right
 before a `{` (`extit{`, `url{`, `sqrt{`). What it may be is a fixed list of common macro names,
-written whole or missing the letter the escape took (`extit` = `\\t` + `extit`). One regex pass.
+written whole or missing the letter the escape took (`extit` is `\\textit` without its `\\t`). Linear: one
+scan of a math segment, one look per brace in prose.
 """
 
 from __future__ import annotations
@@ -188,7 +189,6 @@ def _candidates(names: frozenset[str]) -> str:
 
 
 _DOUBLED = re.compile(r"\\(\\([A-Za-z]+))")
-_WORD = re.compile(r"(?<![A-Za-z\\])([A-Za-z]+)(?![A-Za-z])")
 _MATH_CANDIDATES = frozenset(_candidates(MATH_MACROS).split("|"))
 _RUN = re.compile(r"\\?[A-Za-z]+")
 _MATH_CANDIDATE = re.compile(r"(?<![A-Za-z\\])(" + _candidates(MATH_MACROS) + r")(?![A-Za-z])")
@@ -198,14 +198,12 @@ _ASCII_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ
 def restore_in_math(math: str) -> str:
     """A math segment with its eaten backslashes put back (`$ell_infty$` -> `$\\ell_\\infty$`), and
     its doubled ones undone (`$\\\\hat I$`, escaped twice upstream, is `$\\hat I$`)."""
-    if not any(ch.isalpha() for ch in math):
-        return math
     if "\\\\" in math:
         math = _DOUBLED.sub(lambda m: m.group(1) if m.group(2) in MATH_MACROS else m.group(), math)
         math = math.replace("\\\\|", "\\|")  # `\\\\| W \\\\|_F`: a norm, escaped twice
     if not any(word in _MATH_CANDIDATES for word in _RUN.findall(math)):  # (`\\alpha` is never one)
         return math  # (a scan and a set look-up: most math has no bare macro names)
-    return _MATH_CANDIDATE.sub(lambda m: _restored(m, math, MATH_MACROS, in_math=True), math)
+    return _MATH_CANDIDATE.sub(lambda m: _restored(m, math), math)
 
 
 def has_eaten_macro(text: str) -> bool:
@@ -265,17 +263,18 @@ def _unglued(match: re.Match[str], text: str) -> str:
     return "\\" + _GLUED_NAMES[match.group(1)]
 
 
-def _restored(match: re.Match[str], text: str, names: frozenset[str], in_math: bool) -> str:
+def _restored(match: re.Match[str], math: str) -> str:
+    """A candidate word in math, as the macro it was or as itself."""
     word = match.group(1)
     start = match.start()
-    before = text[start - 1 : start]
+    before = math[start - 1 : start]
     if len(word) == 1:
         # Only `\to` leaves one letter worth reading (` o`); others are variables (`$x + u$`).
-        return "\\to" if in_math and word == "o" and before.isspace() else word
-    in_script = before in ("_", "^") or text[max(0, start - 2) : start] in ("_{", "^{")
+        return "\\to" if word == "o" and before.isspace() else word
+    in_script = before in ("_", "^") or math[max(0, start - 2) : start] in ("_{", "^{")
     if in_script and (len(word) < _SCRIPT_SAFE_LENGTH or word in _NOT_IN_SCRIPTS):
         return word
-    return _as_macro(word, names)
+    return _as_macro(word, MATH_MACROS)
 
 
 def _as_macro(word: str, names: frozenset[str]) -> str:

@@ -337,12 +337,21 @@ L2T_DB = latex2text.get_default_latex_context_db()
 
 def known_macro_text(node) -> str:
     """Symbols and accents via pylatexenc's tables; unknown macros stay visible as `\\name`."""
-    if L2T_DB.get_macro_spec(node.macroname) is None:
-        return "\\" + node.macroname
+    name = node.macroname
+    if name in _SYMBOLS and not args_of(node):
+        return _SYMBOLS[name]  # a symbol's text depends on its name alone: asked once
+    if L2T_DB.get_macro_spec(name) is None:
+        return "\\" + name
     try:
-        return L2T.node_to_text(node)
+        text = L2T.node_to_text(node)
     except Exception:  # noqa: BLE001 - a table entry that cannot handle odd arguments
-        return "\\" + node.macroname
+        return "\\" + name
+    if len(_SYMBOLS) < 4096 and not args_of(node):
+        _SYMBOLS[name] = text
+    return text
+
+
+_SYMBOLS: dict[str, str] = {}
 
 
 def symbol_of(name: str) -> str:

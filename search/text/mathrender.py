@@ -100,7 +100,9 @@ class MathText:
             text = token if is_text else self.token(token)
             if after_operator or after_fraction or macro is not None:
                 # An operator, or an author's macro shown as written: apart from what follows.
-                operator = macro is not None and (_OPERATOR_WORD.fullmatch(text.strip()) is not None or text[:1] == "\\")
+                operator = macro is not None and (
+                    _OPERATOR_WORD.fullmatch(text.strip()) is not None or text[:1] == "\\"
+                )
                 if (operator or after_operator) and out and out[-1][-1:].isalnum() and text[:1].isalnum():
                     text = " " + text  # `d\log n` reads `d log n`, `\ln\ln T` `ln ln T`, `\log{T}` `log T`
                 if after_fraction and text[:1].isalnum():
