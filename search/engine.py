@@ -25,6 +25,7 @@ from search.query.filters import Filters, missing_fields
 from search.query.parse import named_fields
 from search.query.pasted import explicit_syntax
 from search.query.runner import QueryRunner
+from search.query.scan import scan
 from search.text.describe import Description, describe, quick_headline
 
 __all__ = ["IndexStatus", "Row", "SearchEngine", "UnknownPaper"]
@@ -40,6 +41,7 @@ class Row:
 
 
 FILES_CHECK_INTERVAL = 2.0
+QUICK_NOTICE = "Quick matches by word while the index builds; ranked results follow"
 """At most this often (in seconds), a search first checks that the open index's files are as they
 were when checked (a stat each); one written, replaced or deleted meanwhile has the index repaired."""
 
@@ -300,6 +302,14 @@ class SearchEngine:
         over lists without titles)."""
         fields = named_fields(words)
         return missing_fields(fields, self.available_filters()) if fields else []
+
+    def quick_search(self, text: str, limit: int = 50, cancel: threading.Event | None = None) -> SearchResult:
+        """Papers with the query's words, found by scanning their text, for the seconds before the
+        index is open (a cold start, a list just added): plain words only, ranked by how many a
+        paper has (search/query/scan.py). The result's notice says so."""
+        found = scan(self.papers, text, cancel)
+        hits = tuple(Hit(paper_id, score) for paper_id, score in found.ranked[:limit])
+        return SearchResult(text, hits, len(found.ranked), notice=QUICK_NOTICE, terms=found.words)
 
     def available_filters(self) -> AvailableFilters:
         """What the loaded papers let filters and fields find, for a menu of filters (ctrl+t): the

@@ -13,7 +13,7 @@ from search import SearchResult, shown, split_facets
 from tui.keys import SPELLING_KEY
 
 INDEXING = "Indexing…"
-WAITING_FOR_INDEX = "Indexing… results appear as soon as the index is ready"
+WAITING_FOR_INDEX = "Indexing… quick matches by word until the index is ready, then ranked results"
 MAX_NAMED_LISTS = 3
 """The header names this many lists at most; beyond that it counts them (ctrl+l names them all)."""
 
@@ -113,11 +113,11 @@ def result_status(result: SearchResult) -> str:
 
 
 def indexing_status(done: int, total: int, query_waiting: bool = False) -> str:
-    """ "Indexing 1,200 of 10,750 papers (11%)…", and with a query typed meanwhile, that its search
-    runs when indexing finishes."""
+    """ "Indexing 1,200 of 10,750 papers (11%)…", and with a query typed meanwhile, that the list
+    shows quick matches by word until indexing finishes and ranked results then."""
     percent = f" ({100 * done // total}%)" if total else ""
     status = f"Indexing {done:,} of {total:,} papers{percent}…"
-    return f"{status} your search runs as soon as it finishes" if query_waiting else status
+    return f"{status} quick matches by word; ranked results when it finishes" if query_waiting else status
 
 
 def index_failed_status(error: str) -> str:

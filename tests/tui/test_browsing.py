@@ -9,6 +9,7 @@ import threading
 from rich.color import Color
 
 from search import Bookmark, SearchEngine, load_corpus
+from search.engine import QUICK_NOTICE
 from search.user.store import UserStore
 from tests.tui.conftest import settle
 from tui.app import ReaderApp
@@ -212,7 +213,7 @@ async def test_an_unknown_list_is_told_in_the_app_not_swallowed(make_app):
         assert "no list named 'nope'" in status
 
 
-async def test_a_query_typed_while_indexing_says_its_search_waits(tmp_path, monkeypatch):
+async def test_a_query_typed_while_indexing_lists_quick_matches_then_ranked_results(tmp_path, monkeypatch):
     engine = SearchEngine(load_corpus([write_list(tmp_path / "l.json", long_titles(30))]), cache_dir=tmp_path / "c")
     release = threading.Event()
     build = engine.ensure_index
@@ -229,12 +230,20 @@ async def test_a_query_typed_while_indexing_says_its_search_waits(tmp_path, monk
         await pilot.press(*"graph")
         await pilot.pause()
         screen = app.screen
+        for _ in range(100):  # the quick search's thread (the build waits for the test)
+            if screen.result is not None:
+                break
+            await pilot.pause(0.05)
         assert not engine.ready
         status = str(screen.query_one("#status").content)
-        assert "(40%)" in status and "your search runs as soon as it finishes" in status
+        assert "(40%)" in status and "quick matches by word; ranked results when it finishes" in status
+        quick = screen.result  # found by scanning the papers' text, before the index exists
+        assert quick is not None and quick.notice == QUICK_NOTICE and quick.total == 30
+        assert screen.query_one(ResultsList).paper_ids == [hit.paper_id for hit in quick.hits]
         release.set()
         await settle(pilot, app)
-        assert screen.result is not None and screen.result.total == 30
+        assert engine.ready and screen.result is not quick
+        assert screen.result.total == 30 and screen.result.notice != QUICK_NOTICE
 
 
 async def test_the_filter_menu_offers_the_statuses_the_list_has(tmp_path):

@@ -139,11 +139,11 @@ def test_status_for_a_syntax_hint_and_for_plain_results():
 
 def test_index_status():
     assert INDEXING == "Indexing…"
-    assert WAITING_FOR_INDEX == "Indexing… results appear as soon as the index is ready"
+    assert WAITING_FOR_INDEX == "Indexing… quick matches by word until the index is ready, then ranked results"
     assert indexing_status(300, 300) == "Indexing 300 of 300 papers (100%)…"
     assert indexing_status(1200, 10_750) == "Indexing 1,200 of 10,750 papers (11%)…"
     assert indexing_status(1200, 10_750, query_waiting=True) == (
-        "Indexing 1,200 of 10,750 papers (11%)… your search runs as soon as it finishes"
+        "Indexing 1,200 of 10,750 papers (11%)… quick matches by word; ranked results when it finishes"
     )
     assert index_failed_status("OSError: disk full") == "Search unavailable: OSError: disk full"
 

@@ -235,8 +235,7 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         progress = self.query_one(ProgressBar)
         progress.add_class("active")
         progress.update(total=message.total, progress=message.done)
-        waiting = bool(self.query_one(SearchBox).value.strip())
-        self.set_status(wording.indexing_status(message.done, message.total, query_waiting=waiting))
+        self._show_indexing_status()
 
     def on_index_ready(self, message: IndexReady) -> None:
         # Papers, rows and the index live as long as the app: exempt them from the garbage collector's
@@ -296,11 +295,27 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         if self.engine.ready:
             self._start_search(event.value)
         else:
-            progress = self.query_one(ProgressBar)
-            done, total = int(progress.progress), int(progress.total or 0)
-            self.set_status(
-                wording.indexing_status(done, total, query_waiting=True) if total else wording.WAITING_FOR_INDEX
-            )
+            # Until the index is open, a scan of the papers' text answers (ranked results follow).
+            self._cancel_search()
+            self.run_quick_search(event.value)
+            self._show_indexing_status()
+
+    def _show_indexing_status(self) -> None:
+        progress = self.query_one(ProgressBar)
+        done, total = int(progress.progress), int(progress.total or 0)
+        waiting = bool(self.query_one(SearchBox).value.strip())
+        self.set_status(
+            wording.indexing_status(done, total, query_waiting=waiting)
+            if total
+            else (wording.WAITING_FOR_INDEX if waiting else wording.INDEXING)
+        )
+
+    @work(thread=True, group="search", exit_on_error=False)
+    def run_quick_search(self, text: str) -> None:
+        worker = get_current_worker()
+        result = self.engine.quick_search(text, RESULT_LIMIT, worker.cancelled_event)
+        if not worker.is_cancelled:
+            self.post_message(SearchFinished(text, result))
 
     def _start_search(self, text: str) -> None:
         """Search the newest query; a search still running for an older one is cancelled first: its
@@ -389,7 +404,7 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
     def on_results_list_want_more(self, message: ResultsList.WantMore) -> None:
         self._more_to_last = self._more_to_last or message.to_last
         query = self.query_one(SearchBox).value
-        if self.result is not None and query.strip():
+        if self.result is not None and query.strip() and self.engine.ready:  # (quick matches: the first page)
             self.run_more(query, self.result, self._marks())
 
     @work(thread=True, exclusive=True, group="more", exit_on_error=False)
@@ -437,7 +452,10 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         related = wording.related_paper(result)
         headline = engine.row(related).headline if related is not None and related in engine.by_id else None
         self.query_one(AppHeader).show_sub_title(wording.result_title(engine.lists, result, headline))
-        self.set_status(wording.result_status(result))
+        if engine.ready:
+            self.set_status(wording.result_status(result))
+        else:
+            self._show_indexing_status()  # quick matches: the status says what comes next
 
     def _row(self, paper_id: str, terms=()) -> Text:
         # Until the index is open, rows come straight from the corpus (no markup conversion).
