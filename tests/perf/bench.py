@@ -369,6 +369,42 @@ def first_frame_seconds(argv: list[str], needle: str, env: dict, rss: bool = Fal
     return elapsed, peak
 
 
+COLD_QUERY = "diffusion"
+
+
+def cold_first_results_seconds(argv: list[str], env: dict, ready: str) -> float:
+    """On a cold cache (no index yet): wall time from spawning the app, typing COLD_QUERY as soon as
+    its first frame (`ready`) is up, until the list shows matches for it."""
+    import pexpect
+    import pyte
+
+    screen = pyte.Screen(140, 40)
+    stream = pyte.ByteStream(screen)
+    started = time.perf_counter()
+    child = pexpect.spawn(argv[0], argv[1:], env=env, dimensions=(40, 140))
+    typed, elapsed = False, None
+    deadline = started + 120
+    while time.perf_counter() < deadline:
+        try:
+            stream.feed(child.read_nonblocking(65536, timeout=0.01))
+        except pexpect.TIMEOUT:
+            pass
+        except pexpect.EOF:
+            break
+        shown = "\n".join(screen.display)
+        if not typed and ready in shown:
+            child.send(COLD_QUERY)
+            typed = True
+        if typed and f"for “{COLD_QUERY}”" in shown:
+            elapsed = time.perf_counter() - started
+            break
+    child.terminate(force=True)
+    child.close()
+    if elapsed is None:
+        raise RuntimeError(f"{argv[0]}: no matches for {COLD_QUERY!r} appeared:\n" + "\n".join(screen.display))
+    return elapsed
+
+
 def bench_startup(paths: list[Path], env: dict, repeats: int, rss: bool) -> dict:
     command = str(Path(sys.executable).parent / "iclr-reader")
     if not Path(command).exists():
@@ -385,7 +421,16 @@ def bench_startup(paths: list[Path], env: dict, repeats: int, rss: bool) -> dict
         peak = measured if measured is not None else peak
         floor.append(first_frame_seconds([sys.executable, script.name, *map(str, paths)], "ready", env)[0])
     os.unlink(script.name)
-    return {"startup_s": statistics.median(ours), "textual_floor_s": statistics.median(floor), "rss_mb": peak}
+    cold = []
+    for i in range(repeats):
+        cold_env = {**env, "XDG_CACHE_HOME": str(Path(env["XDG_CACHE_HOME"]).with_name(f"cold-cache-{i}"))}
+        cold.append(cold_first_results_seconds([command, *corpus_args], cold_env, needle))
+    return {
+        "startup_s": statistics.median(ours),
+        "textual_floor_s": statistics.median(floor),
+        "rss_mb": peak,
+        "cold_first_results_s": statistics.median(cold),
+    }
 
 
 # -- main -----------------------------------------------------------------------------------------
@@ -466,6 +511,11 @@ def main() -> int:
             "first frame: iclr-reader / minimal Textual",
             f"{figures['startup_s']:.2f} / {figures['textual_floor_s']:.2f} s",
             f"ratio {figures['startup_ratio']:.2f}",
+        ),
+        (
+            "cold cache: start to first matches",
+            f"{figures['cold_first_results_s']:.2f} s",
+            f"“{COLD_QUERY}” typed at the first frame, no index yet",
         ),
     ]
     if "startup_38_s" in figures:

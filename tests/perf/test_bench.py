@@ -22,6 +22,7 @@ KEYS = {
     "rss_mb",
     "markup_p50_ms",
     "markup_p99_ms",
+    "cold_first_results_s",
 }
 
 
