@@ -5,6 +5,7 @@ our own placeholder macros. Plus small helpers to read a parsed macro node."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from pylatexenc import latex2text, latexwalker, macrospec
 
@@ -354,6 +355,7 @@ def known_macro_text(node) -> str:
 _SYMBOLS: dict[str, str] = {}
 
 
+@lru_cache(maxsize=1024)  # (pylatexenc builds a parsing context per call: half a millisecond)
 def symbol_of(name: str) -> str:
     """A macro's text from its name alone (`alpha` -> α), for names read out of a longer one."""
     if L2T_DB.get_macro_spec(name) is None:
