@@ -327,11 +327,13 @@ def _context_db() -> macrospec.LatexContextDb:
             macrospec.MacroSpec("textcolor", "{{"),
         ],
     )
-    return db
+    # No specials (`~`, `--`, `''`, ...): the pre-pass has turned the ones prose uses into characters
+    # and math reads them as characters, and pylatexenc tests every position against each of them.
+    return db.filter_context(keep_which=["macros", "environments"])
 
 
 CONTEXT_DB = _context_db()
-"""pylatexenc's default macros plus ours, for parsing abstracts."""
+"""pylatexenc's default macros and environments plus ours, for parsing abstracts."""
 L2T = latex2text.LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
 L2T_DB = latex2text.get_default_latex_context_db()
 

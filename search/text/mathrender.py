@@ -49,7 +49,8 @@ class MathText:
                 tokens.append(node)
             elif isinstance(node, latexwalker.LatexCharsNode):
                 # Characters in runs, cut at each ^ and _ (a script takes the one character after it).
-                tokens.extend(piece for piece in _SCRIPT_MARK.split(node.chars) if piece)
+                # (`~` in math is TeX's unbreakable space.)
+                tokens.extend(piece for piece in _SCRIPT_MARK.split(node.chars.replace("~", " ")) if piece)
             else:
                 tokens.append(node)
         out: list[str] = []
