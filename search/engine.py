@@ -41,9 +41,10 @@ class Row:
 
 
 FILES_CHECK_INTERVAL = 2.0
-QUICK_NOTICE = "Quick matches by word while the index builds; ranked results follow"
 """At most this often (in seconds), a search first checks that the open index's files are as they
 were when checked (a stat each); one written, replaced or deleted meanwhile has the index repaired."""
+QUICK_NOTICE = "Quick matches by word while the index builds; ranked results follow"
+"""The notice of a result found by scanning the papers' text (`quick_search`)."""
 
 
 _WORDS = re.compile(r"[^\W_]")
@@ -307,6 +308,7 @@ class SearchEngine:
         """Papers with the query's words, found by scanning their text, for the seconds before the
         index is open (a cold start, a list just added): plain words only, ranked by how many a
         paper has (search/query/scan.py). The result's notice says so."""
+        text = " ".join(text.split())  # as search() has it, so the interface compares like with like
         found = scan(self.papers, text, cancel)
         hits = tuple(Hit(paper_id, score) for paper_id, score in found.ranked[:limit])
         return SearchResult(text, hits, len(found.ranked), notice=QUICK_NOTICE, terms=found.words)

@@ -41,6 +41,8 @@ class SearchFinished(Message):
     """Said even when the result is outdated: the index was found damaged and rebuilt meanwhile."""
     cancelled: bool = False
     """The search was cancelled part-way: its result is never shown, only the index notice."""
+    quick: bool = False
+    """Quick matches found before the index was open: never shown once it is (ranked results are)."""
 
 
 @dataclass

@@ -288,7 +288,6 @@ def author_macro(name: str, in_math: bool) -> str | None:
 MATH_IN_PROSE = {"frac", "dfrac", "tfrac", "sqrt", "binom", "stackrel", "overset", "underset", "xrightarrow", "pmod"}
 """Math macros written outside math (`tilde{O}(sqrt{n})` once its backslashes are back): rendered as math."""
 CITATIONS = {"cite", "citep", "citet", "citealp", "citeauthor", "ref", "eqref", "autoref", "cref", "Cref"}
-SPECIALS = {"~": "~", "--": "–", "---": "—", "``": "“", "''": "”", "!`": "¡", "?`": "¿"}
 MATH_ENVIRONMENTS = {"equation", "equation*", "align", "align*", "math", "displaymath", "eqnarray", "gather"}
 
 
@@ -338,6 +337,10 @@ L2T = latex2text.LatexNodes2Text(math_mode="text", strict_latex_spaces=True)
 L2T_DB = latex2text.get_default_latex_context_db()
 
 
+_SYMBOLS: dict[str, str] = {}
+"""Argument-less macros' text by name (pylatexenc's answer, asked once a name)."""
+
+
 def known_macro_text(node) -> str:
     """Symbols and accents via pylatexenc's tables; unknown macros stay visible as `\\name`."""
     name = node.macroname
@@ -352,9 +355,6 @@ def known_macro_text(node) -> str:
     if len(_SYMBOLS) < 4096 and not args_of(node):
         _SYMBOLS[name] = text
     return text
-
-
-_SYMBOLS: dict[str, str] = {}
 
 
 @lru_cache(maxsize=1024)  # (pylatexenc builds a parsing context per call: half a millisecond)

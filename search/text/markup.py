@@ -9,12 +9,12 @@ Any failure falls back to the sanitised source text: conversion never raises and
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from pylatexenc import latexwalker
 
 from search.models import Link, Rendered, Span
-from search.text.eaten import restore_in_math, restore_in_prose
+from search.text.eaten import restore_in_math, restore_in_prose, shows_eaten_escapes
 from search.text.links import safe_link
 from search.text.macros import (
     AUTHOR_ACCENTS,
@@ -26,7 +26,6 @@ from search.text.macros import (
     MATH_ENVIRONMENTS,
     MATH_IN_PROSE,
     MATH_SYMBOLS,
-    SPECIALS,
     STYLE_DECLARATIONS,
     STYLE_WITH_ARGUMENT,
     TEXT_STYLE_MACROS,
@@ -37,7 +36,7 @@ from search.text.macros import (
     known_macro_text,
     last,
 )
-from search.text.mathrender import MathText
+from search.text.mathrender import OPERATOR_WORD, MathText
 from search.text.mathtext import ACCENTS, script
 from search.text.prepass import (
     MD_CODE,
@@ -71,9 +70,10 @@ _MD_LINK = re.compile(r"\[([^\[\]\n]{1,300})\]\(\s*((?:https?://|www\.)[^\s()]*(
 _HREF = re.compile(r"\\href\s*\{([^{}]*)\}")
 _URL_MACRO = re.compile(r"\\url\s*\{([^{}]*)\}")
 _HYPERLINK = re.compile(r"\\hyperlink\s*\{([^{}]*)\}")
-_OPERATOR = re.compile(r"[A-Za-z]{2,}")
 _ROMAN = re.compile(r"\\romannumeral\s*(\d{1,4})")
-_BROKEN_URL = re.compile(r"\b((?:https?://|www\.)[\w-]+(?:\.[\w-]+)*\.) ([a-z]{2,6}/)")
+_BROKEN_URL = re.compile(
+    r"\b((?:https?://|www\.)[\w-]+(?:\.[\w-]+)*\.) ((?:com|org|net|edu|gov|io|ai|co|info|dev|app|me|uk|de|fr|cn|jp)/)"
+)
 _TRAILING = ".,;:!?'\"*)$"
 _MARKUP_CHARS = "\\{}$%&#^_~[]"
 _PROSE_TOKEN = re.compile(r"\\(?:[A-Za-z@]+\*?|.)|[{}$%&#^_~\[\]]|[^\\{}$%&#^_~\[\]]+", re.DOTALL)
@@ -121,7 +121,7 @@ def _plain(text: str) -> Rendered:
 
 
 def _typography_outside_urls(text: str) -> str:
-    if "--" not in text and "''" not in text and "``" not in text and "~" not in text:
+    if "--" not in text and "''" not in text and "``" not in text:
         return text
     pieces, done = [], 0
     for match in _URL.finditer(text):
@@ -199,13 +199,14 @@ class _Converter:
         text = _URL_MACRO.sub(lambda m: self._url_macro(m.group(1), m.start()), text)
         text = _URL.sub(lambda m: self._url_macro(m.group(), m.start(), bare=True, text=text), text)
         text = markdown_bold(text)  # before math is found: bold may hold inline math (**E$^2$-RAG**)
+        eaten = cache(lambda: shows_eaten_escapes(text))
         if "\\romannumeral" in text:
             text = _ROMAN.sub(_roman, text)
         text = tex_ties(text)  # (a tie before math: `matrix~$K$`)
         out = []
         for is_math, segment in split_math(text):
             if is_math:
-                out.append(balance_math(restore_in_math(escape_literals(segment))))
+                out.append(balance_math(restore_in_math(escape_literals(segment), eaten)))
             else:
                 out.append(self._set_prose_aside(prose_to_latex(segment)))
         return balance_braces("".join(out))
@@ -290,8 +291,6 @@ class _Converter:
                     self._walk(node.nodelist, styles, link)
                 else:
                     self._emit(MathText(self.plain_of).render(node.nodelist), styles | {"math"}, link)
-            elif node.isNodeType(latexwalker.LatexSpecialsNode):
-                self._emit(SPECIALS.get(node.specials_chars, node.specials_chars), styles, link)
             elif node.isNodeType(latexwalker.LatexCommentNode):
                 self._emit("%" + node.comment, styles, link)
             elif node.isNodeType(latexwalker.LatexEnvironmentNode):
@@ -374,7 +373,7 @@ class _Converter:
                 self._walk([arg], styles, link)
         else:
             text = known_macro_text(node)
-            if _OPERATOR.fullmatch(text) and self.pieces and self.pieces[-1][0][-1:].isalnum():
+            if OPERATOR_WORD.fullmatch(text) and self.pieces and self.pieces[-1][0][-1:].isalnum():
                 text = " " + text  # `O(d\log n)` outside math reads `O(d log n)` too
             self._emit(text, styles, link)
             self._post_space(node, args, styles, link)

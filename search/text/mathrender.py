@@ -101,9 +101,7 @@ class MathText:
             text = token if is_text else self.token(token)
             if after_operator or after_fraction or macro is not None:
                 # An operator, or an author's macro shown as written: apart from what follows.
-                operator = macro is not None and (
-                    _OPERATOR_WORD.fullmatch(text.strip()) is not None or text[:1] == "\\"
-                )
+                operator = macro is not None and (OPERATOR_WORD.fullmatch(text.strip()) is not None or text[:1] == "\\")
                 if (operator or after_operator) and out and out[-1][-1:].isalnum() and text[:1].isalnum():
                     text = " " + text  # `d\log n` reads `d log n`, `\ln\ln T` `ln ln T`, `\log{T}` `log T`
                 if after_fraction and text[:1].isalnum():
@@ -123,8 +121,6 @@ class MathText:
             if token.macro_post_space and not args_of(token) and text:
                 text += " "
             return text
-        if token.isNodeType(latexwalker.LatexSpecialsNode):
-            return " " if token.specials_chars == "~" else token.specials_chars
         if token.isNodeType(latexwalker.LatexMathNode) or token.isNodeType(latexwalker.LatexEnvironmentNode):
             return self.render(token.nodelist)
         if token.isNodeType(latexwalker.LatexCommentNode):
@@ -194,7 +190,8 @@ _INFIX = {
 }
 _SCRIPT_MARK = re.compile(r"([\^_])")
 _FRACTIONS = frozenset({"frac", "dfrac", "tfrac", "cfrac"})
-_OPERATOR_WORD = re.compile(r"[A-Za-z]{2,}")
+OPERATOR_WORD = re.compile(r"[A-Za-z]{2,}")
+"""What a named operator prints (`log`, `max`): a word kept apart from its neighbours."""
 
 
 def _capital_next(tokens: list, at: int) -> bool:

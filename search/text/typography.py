@@ -28,11 +28,14 @@ _OPEN_QUOTES = re.compile(r"``|(?<![\w.,;:!?)\]}'\u2019])''(?=\w)")
 _CLOSE_QUOTES = re.compile(r"''")
 # A TeX tie, `i.i.d.~samples` or `learning~(RL)`: a `~` glued to a word on both sides is a space.
 # One after a space or an opening bracket means "about" (`~30 fps`, `(~2x)`) and stays.
-_TIE = re.compile(r"(?<=[\w.,;:)\]}\"\u201d\u2019])~(?=[\w(\[\\$])")
+_TIE = re.compile(r"(?<=[\w.,;:)\]}\"\u201d\u2019])~(?=[\w(\[\\$])(?![A-Z]\()")
+_RANGE = re.compile(r"(?<=\d)~(?=\d)")  # `6~8 frames`: a range
 # A combining accent written after a space (`Fr ́echet`, `Nystro ̈m`) belongs to a letter beside it:
 # the vowel after it (TeX writes the accent first), else the letter before.
 _LOOSE_ACCENT = re.compile(r"(\w?) ([\u0300-\u036f])(\w)")
 _VOWELS = frozenset("aeiouyAEIOUY")
+_ON_THE_NEXT = frozenset("\u0303\u030c")  # tilde, caron: `Pe ̃na`, `Dvo ̌rák`
+_CEDILLA = "\u0327"
 
 
 def clean_characters(text: str) -> str:
@@ -47,22 +50,23 @@ def clean_characters(text: str) -> str:
 
 def _attach_accent(match: re.Match[str]) -> str:
     before, accent, after = match.groups()
-    if after in _VOWELS or not before.isalpha():
+    if accent == _CEDILLA and before.isalpha():
+        return before + accent + after  # `Franc ̧ois`: a cedilla sits under the consonant before it
+    if after in _VOWELS or accent in _ON_THE_NEXT or not before.isalpha():
         return before + after + accent
     return before + accent + after
 
 
 def tex_ties(text: str) -> str:
-    """`i.i.d.~samples` -> `i.i.d. samples`; `~30 fps` keeps its `~`."""
-    return _TIE.sub(" ", text) if "~" in text else text
+    """`i.i.d.~samples` -> `i.i.d. samples`; `6~8` -> `6–8`; `~30 fps` and `x~N(0, I)` keep their `~`."""
+    return _TIE.sub(" ", _RANGE.sub("\u2013", text)) if "~" in text else text
 
 
 def prose_typography(text: str) -> str:
-    """TeX dashes, quotes and ties in prose as the characters they stand for."""
+    """TeX dashes and quotes in prose as the characters they stand for (ties: `tex_ties`, which the
+    converter runs before it finds math)."""
     if "--" in text:
         text = _DASHES.sub(lambda m: _DASH_FOR[m.group(1)], text)
     if "''" in text or "``" in text:
         text = _CLOSE_QUOTES.sub("\u201d", _OPEN_QUOTES.sub("\u201c", text))
-    if "~" in text:
-        text = _TIE.sub(" ", text)
     return text

@@ -243,3 +243,45 @@ def test_tex_accents_still_mark_their_letter_and_an_escaped_dash_is_a_dash():
         shown(r"based on Hyv\"arinen score and the Fr\'echet mean") == "based on Hyvärinen score and the Fréchet mean"
     )
     assert shown(r"an approach \– namely TCGM") == "an approach – namely TCGM"
+
+
+@pytest.mark.parametrize(
+    ("source", "text"),
+    [
+        # Math that kept its backslashes: its plain words, and text arguments, are words.
+        (r"the loss $\mathrm{KL}(\pi_\theta \| \pi_{\mathrm{ref}})$ here", "the loss KL(π_θ ‖ π_(ref)) here"),
+        (r"with $\mathrm{sim}(q,k)$ in $\text{int8}$", "with sim(q,k) in int8"),
+        (r"minimise $f(x) \text{ subject to } x \ge 0$", "minimise f(x) subject to x ≥ 0"),
+        (r"a $\textbf{text-based clues}$ probe", "a text-based clues probe"),
+        ("the $top$-$k$ tokens", "the top-k tokens"),
+        (r"we show $\tau = o(\sqrt{k})$ and $m = o(d)$", "we show τ = o(√k) and m = o(d)"),
+        # Eaten lists: a name written whole before its brace is that macro, not a glued tail.
+        ("we mph{learn} and emph{learn} to boldsymbol{x}", "we learn and learn to x"),
+        # Dollar amounts stay amounts, whatever words follow them.
+        (
+            "costs $300 on the 1st stage and $50 after, we'll pay $10",
+            "costs $300 on the 1st stage and $50 after, we'll pay $10",
+        ),
+    ],
+)
+def test_3_only_eaten_sources_get_their_backslashes_back(source, text):
+    assert shown(source) == text
+
+
+@pytest.mark.parametrize(
+    ("source", "text"),
+    [
+        ("sampled every 6~8 frames", "sampled every 6–8 frames"),
+        (r"with noise $x$~N(0, I) added", "with noise x~N(0, I) added"),
+    ],
+)
+def test_6_a_tie_between_numbers_is_a_range_and_before_a_distribution_a_tilde(source, text):
+    assert shown(source) == text
+
+
+def test_16_a_loose_tilde_or_caron_marks_the_letter_after_it_a_cedilla_the_one_before():
+    assert shown("Pe \u0303na, Dvo \u030crák and Franc \u0327ois") == "Peña, Dvořák and François"
+
+
+def test_17_only_a_real_domain_is_rejoined():
+    assert shown("see https://foo.github.io. and/or the paper") == "see https://foo.github.io. and/or the paper"

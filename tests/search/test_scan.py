@@ -44,10 +44,19 @@ def test_a_cancelled_scan_stops():
 
 def test_the_engine_answers_before_its_index_exists(tmp_path):
     path = tmp_path / "list.txt"
-    path.write_text("TEST 2024 list\n\nA graph method.\n\nA diffusion method.\n\nGraph diffusion both.\n", encoding="utf-8")
+    path.write_text(
+        "TEST 2024 list\n\nA graph method.\n\nA diffusion method.\n\nGraph diffusion both.\n", encoding="utf-8"
+    )
     engine = SearchEngine(load_corpus([path]), cache_dir=tmp_path / "cache")
     result = engine.quick_search("graph diffusion", limit=1)
     assert not engine.ready  # nothing was built to answer
     assert result.total == 3 and len(result.hits) == 1
     assert engine.paper(result.hits[0].paper_id).abstract == "Graph diffusion both."
     assert result.notice == QUICK_NOTICE and result.terms == ("graph", "diffusion")
+
+
+def test_excluded_words_are_not_looked_for_and_words_match_at_their_start():
+    assert scan(PAPERS, "graph NOT diffusion").words == ("graph",)
+    assert scan(PAPERS, "graph -diffusion").words == ("graph",)
+    assert [pid for pid, _ in scan(PAPERS, "raph").ranked] == []  # inside `graph`: no match
+    assert [pid for pid, _ in scan(PAPERS, "molec").ranked] == ["a"]  # a word being typed: found

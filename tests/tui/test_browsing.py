@@ -246,6 +246,39 @@ async def test_a_query_typed_while_indexing_lists_quick_matches_then_ranked_resu
         assert screen.result.total == 30 and screen.result.notice != QUICK_NOTICE
 
 
+async def test_quick_matches_that_come_after_the_index_opened_never_replace_ranked_results(tmp_path, monkeypatch):
+    engine = SearchEngine(load_corpus([write_list(tmp_path / "l.json", long_titles(30))]), cache_dir=tmp_path / "c")
+    built, scanned = threading.Event(), threading.Event()
+    build, quick = engine.ensure_index, engine.quick_search
+
+    def slow_build(*args, **kwargs):
+        built.wait(10)
+        return build(*args, **kwargs)
+
+    def late_scan(*args, **kwargs):  # the scan ends only after the index has opened
+        scanned.wait(10)
+        return quick(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "ensure_index", slow_build)
+    monkeypatch.setattr(engine, "quick_search", late_scan)
+    app = ReaderApp(engine, store=UserStore())
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.pause()
+        await pilot.press(*"graph")
+        await pilot.pause()
+        built.set()
+        for _ in range(100):
+            if app.screen.result is not None:
+                break
+            await pilot.pause(0.05)
+        ranked = app.screen.result
+        assert engine.ready and ranked is not None and ranked.notice != QUICK_NOTICE
+        scanned.set()
+        await settle(pilot, app)
+        assert app.screen.result is ranked  # the late quick matches were dropped
+        assert "Quick matches" not in str(app.screen.query_one("#status").content)
+
+
 async def test_the_filter_menu_offers_the_statuses_the_list_has(tmp_path):
     app = ReaderApp(engine_of(tmp_path, long_titles(9)), store=UserStore())
     async with app.run_test(size=WIDE) as pilot:

@@ -245,6 +245,7 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         if message.status.notice:
             self.notify(message.status.notice, title="Index", severity="warning", markup=False)
         self.set_status("")
+        self._cancel_search()  # a quick scan still running is answered by the index now
         query = self.query_one(SearchBox).value
         if query.strip():
             self._start_search(query)
@@ -262,6 +263,9 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         self._show_all()
         self.set_status(wording.INDEXING)
         self.build_index()
+        query = self.query_one(SearchBox).value
+        if query.strip() and not engine.ready:
+            self.run_quick_search(query)  # the new list's matches while it is indexed
         old.close()
 
     def on_index_failed(self, message: IndexFailed) -> None:
@@ -315,7 +319,7 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         worker = get_current_worker()
         result = self.engine.quick_search(text, RESULT_LIMIT, worker.cancelled_event)
         if not worker.is_cancelled:
-            self.post_message(SearchFinished(text, result))
+            self.post_message(SearchFinished(text, result, quick=True))
 
     def _start_search(self, text: str) -> None:
         """Search the newest query; a search still running for an older one is cancelled first: its
@@ -395,6 +399,8 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
     def on_search_finished(self, message: SearchFinished) -> None:
         if message.index_notice:
             self.notify(message.index_notice, title="Index", severity="warning", timeout=8, markup=False)
+        if message.quick and self.engine.ready:
+            return  # a scan that ended after the index opened: the ranked search is on its way
         if not message.cancelled and message.query == self.query_one(SearchBox).value:
             self._show_result(message.result)
         # else: an outdated query, whose results must never be shown
