@@ -362,10 +362,15 @@ def first_frame_seconds(argv: list[str], needle: str, env: dict, rss: bool = Fal
         time.sleep(0.5)
         status = Path(f"/proc/{child.pid}/status").read_text()
         peak = int(re.search(r"VmHWM:\s+(\d+)", status).group(1)) / 1024
+    alive = child.isalive()
     child.terminate(force=True)
     child.close()
     if elapsed is None:
-        raise RuntimeError(f"{argv[0]}: {needle!r} never appeared:\n" + "\n".join(screen.display))
+        how = "still running" if alive else f"exited with status {child.exitstatus}, signal {child.signalstatus}"
+        raise RuntimeError(
+            f"{argv[0]}: {needle!r} never appeared in {time.perf_counter() - started:.1f} s (the app {how}):\n"
+            + "\n".join(line.rstrip() for line in screen.display if line.strip())
+        )
     return elapsed, peak
 
 
@@ -398,10 +403,16 @@ def cold_first_results_seconds(argv: list[str], env: dict, ready: str) -> float:
         if typed and f"for “{COLD_QUERY}”" in shown:
             elapsed = time.perf_counter() - started
             break
+    alive = child.isalive()
     child.terminate(force=True)
     child.close()
     if elapsed is None:
-        raise RuntimeError(f"{argv[0]}: no matches for {COLD_QUERY!r} appeared:\n" + "\n".join(screen.display))
+        how = "still running" if alive else f"exited with status {child.exitstatus}, signal {child.signalstatus}"
+        seconds = time.perf_counter() - started
+        raise RuntimeError(
+            f"{argv[0]}: no matches for {COLD_QUERY!r} after {seconds:.1f} s (typed: {typed}; the app {how}):\n"
+            + "\n".join(line.rstrip() for line in screen.display if line.strip())
+        )
     return elapsed
 
 
@@ -423,7 +434,9 @@ def bench_startup(paths: list[Path], env: dict, repeats: int, rss: bool) -> dict
     os.unlink(script.name)
     cold = []
     for i in range(repeats):
-        cold_env = {**env, "XDG_CACHE_HOME": str(Path(env["XDG_CACHE_HOME"]).with_name(f"cold-cache-{i}"))}
+        # A new user's machine: nothing cached, no data (and nothing shared with the runs before).
+        fresh = Path(env["XDG_CACHE_HOME"]).with_name(f"cold-{i}")
+        cold_env = {**env, "XDG_CACHE_HOME": str(fresh / "cache"), "XDG_DATA_HOME": str(fresh / "data")}
         cold.append(cold_first_results_seconds([command, *corpus_args], cold_env, needle))
     return {
         "startup_s": statistics.median(ours),
