@@ -327,9 +327,7 @@ class _Converter:
         elif name == "textcolor":
             self._walk(args[-1:], styles, link)
         elif name == "footnote":
-            self._emit(" (", styles, link)
-            self._walk(args[-1:], styles, link)
-            self._emit(")", styles, link)
+            self._around(" (", args, ")", styles, link)
         elif name in CITATIONS:
             self._emit("[" + self._expand(chars_of(last(args))).strip() + "]", styles, link)
         elif name in ("item",):
@@ -342,9 +340,7 @@ class _Converter:
         elif name in ("textsubscript", "textsuperscript"):
             self._emit(script(self.plain_of(args[-1:]).strip(), superscript=name == "textsuperscript"), styles, link)
         elif name == "enquote":
-            self._emit("\u201c", styles, link)
-            self._walk(args[-1:], styles, link)
-            self._emit("\u201d", styles, link)
+            self._around("\u201c", args, "\u201d", styles, link)
         elif name in ("SI", "si", "num"):
             # siunitx: \\SI{105}{\\micro\\metre} -> 105 µm
             quantity = [arg for arg in args if arg is not None and getattr(arg, "delimiters", ("",))[0] == "{"]
@@ -354,29 +350,39 @@ class _Converter:
             self._walk(args[-1:], styles, link)
         elif name in MATH_SYMBOLS:
             self._emit(MATH_SYMBOLS[name], styles | {"math"}, link)
-        elif L2T_DB.get_macro_spec(name) is None and (shown := author_macro(name, in_math=False)) is not None:
-            self._emit(shown, styles, link)
-            self._post_space(node, args, styles, link)
         elif name in AUTHOR_DELIMITERS:
             opening, closing = AUTHOR_DELIMITERS[name]
-            self._emit(opening, styles | {"math"}, link)
-            self._walk(args[-1:], styles | {"math"}, link)
-            self._emit(closing, styles | {"math"}, link)
-        elif not name.isalpha() and L2T_DB.get_macro_spec(name) is None:
-            self._emit(name, styles, link)  # `\–`: an escaped character is the character
+            self._around(opening, args, closing, styles | {"math"}, link)
         elif L2T_DB.get_macro_spec(name) is None:
-            # An author's own macro: keep it visible, and its arguments' text with it.
-            self._emit("\\" + name, styles, link)
-            self._post_space(node, args, styles, link)
-            for arg in args:
-                self._emit(" ", styles, link)
-                self._walk([arg], styles, link)
+            self._unknown_macro(node, args, styles, link)
         else:
             text = known_macro_text(node)
             if OPERATOR_WORD.fullmatch(text) and self.pieces and self.pieces[-1][0][-1:].isalnum():
                 text = " " + text  # `O(d\log n)` outside math reads `O(d log n)` too
             self._emit(text, styles, link)
             self._post_space(node, args, styles, link)
+
+    def _unknown_macro(self, node, args: list, styles: frozenset[str], link: int | None) -> None:
+        """A macro pylatexenc does not know: an author's shorthand we do (`\\R`), an escaped
+        character (`\\–`), or an author's own macro, kept visible with its arguments' text."""
+        name = node.macroname
+        if (shown := author_macro(name, in_math=False)) is not None:
+            self._emit(shown, styles, link)
+            self._post_space(node, args, styles, link)
+        elif not name.isalpha():
+            self._emit(name, styles, link)
+        else:
+            self._emit("\\" + name, styles, link)
+            self._post_space(node, args, styles, link)
+            for arg in args:
+                self._emit(" ", styles, link)
+                self._walk([arg], styles, link)
+
+    def _around(self, opening: str, args: list, closing: str, styles: frozenset[str], link: int | None) -> None:
+        """The last argument's text between two delimiters: `\\footnote{x}` -> ` (x)`."""
+        self._emit(opening, styles, link)
+        self._walk(args[-1:], styles, link)
+        self._emit(closing, styles, link)
 
     def _post_space(self, node, args: list, styles: frozenset[str], link: int | None) -> None:
         """The space TeX eats after a control word is a space the author meant: `\\ie the`,
