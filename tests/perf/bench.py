@@ -20,6 +20,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -330,90 +331,92 @@ Minimal().run()
 """
 
 
+class Terminal:
+    """An app started in a 140x40 pseudo-terminal, its screen read back with pyte."""
+
+    DEADLINE = 120.0
+    """Seconds from the start after which a wait gives up."""
+
+    def __init__(self, argv: list[str], env: dict) -> None:
+        import pexpect
+        import pyte
+
+        self.program = argv[0]
+        self.screen = pyte.Screen(140, 40)
+        self._stream = pyte.ByteStream(self.screen)
+        self.started = time.perf_counter()
+        self.child = pexpect.spawn(argv[0], argv[1:], env=env, dimensions=(40, 140))
+
+    def wait_for(self, found: Callable[[str], object]) -> float | None:
+        """Seconds since the start when `found(screen text)` first holds; None when the app ends
+        or the deadline passes first."""
+        import pexpect
+
+        while time.perf_counter() < self.started + self.DEADLINE:
+            try:
+                self._stream.feed(self.child.read_nonblocking(65536, timeout=0.01))
+            except pexpect.TIMEOUT:
+                pass
+            except pexpect.EOF:
+                return None
+            if found("\n".join(self.screen.display)):
+                return time.perf_counter() - self.started
+        return None
+
+    def close(self) -> str:
+        """Stop the app; what it was doing when stopped, for an error message."""
+        alive = self.child.isalive()
+        self.child.terminate(force=True)
+        self.child.close()
+        return (
+            "still running"
+            if alive
+            else f"exited with status {self.child.exitstatus}, signal {self.child.signalstatus}"
+        )
+
+    def failure(self, what: str, state: str) -> RuntimeError:
+        seconds = time.perf_counter() - self.started
+        shown = "\n".join(line.rstrip() for line in self.screen.display if line.strip())
+        return RuntimeError(f"{self.program}: {what} in {seconds:.1f} s (the app {state}):\n{shown}")
+
+
 def first_frame_seconds(argv: list[str], needle: str, env: dict, rss: bool = False) -> tuple[float, float | None]:
     """Wall time from spawning argv in a pseudo-terminal until `needle` is on the screen."""
-    import pexpect
-    import pyte
-
-    screen = pyte.Screen(140, 40)
-    stream = pyte.ByteStream(screen)
-    started = time.perf_counter()
-    child = pexpect.spawn(argv[0], argv[1:], env=env, dimensions=(40, 140))
-    elapsed = None
-    deadline = started + 120
-    while time.perf_counter() < deadline:
-        try:
-            stream.feed(child.read_nonblocking(65536, timeout=0.01))
-        except pexpect.TIMEOUT:
-            pass
-        except pexpect.EOF:
-            break
-        if needle in "\n".join(screen.display):
-            elapsed = time.perf_counter() - started
-            break
+    terminal = Terminal(argv, env)
+    elapsed = terminal.wait_for(lambda shown: needle in shown)
     peak = None
     if rss and elapsed is not None:
         for query in ("graph neural network", "diffusion"):
             for ch in query:
-                child.send(ch)
+                terminal.child.send(ch)
                 time.sleep(0.02)
             time.sleep(0.5)
-            child.send("\x1b")
+            terminal.child.send("\x1b")
         time.sleep(0.5)
-        status = Path(f"/proc/{child.pid}/status").read_text()
+        status = Path(f"/proc/{terminal.child.pid}/status").read_text()
         peak = int(re.search(r"VmHWM:\s+(\d+)", status).group(1)) / 1024
-    alive = child.isalive()
-    child.terminate(force=True)
-    child.close()
+    state = terminal.close()
     if elapsed is None:
-        how = "still running" if alive else f"exited with status {child.exitstatus}, signal {child.signalstatus}"
-        raise RuntimeError(
-            f"{argv[0]}: {needle!r} never appeared in {time.perf_counter() - started:.1f} s (the app {how}):\n"
-            + "\n".join(line.rstrip() for line in screen.display if line.strip())
-        )
+        raise terminal.failure(f"{needle!r} never appeared", state)
     return elapsed, peak
 
 
 COLD_QUERY = "diffusion"
 _MATCHES = re.compile(r"\d match(?:es)? for ")
+"""The header's "4 matches for “diffusion”" (cut short in a narrow pty): matches are listed."""
 
 
 def cold_first_results_seconds(argv: list[str], env: dict, ready: str) -> float:
     """On a cold cache (no index yet): wall time from spawning the app, typing COLD_QUERY as soon as
     its first frame (`ready`) is up, until the list shows matches for it."""
-    import pexpect
-    import pyte
-
-    screen = pyte.Screen(140, 40)
-    stream = pyte.ByteStream(screen)
-    started = time.perf_counter()
-    child = pexpect.spawn(argv[0], argv[1:], env=env, dimensions=(40, 140))
-    typed, elapsed = False, None
-    deadline = started + 120
-    while time.perf_counter() < deadline:
-        try:
-            stream.feed(child.read_nonblocking(65536, timeout=0.01))
-        except pexpect.TIMEOUT:
-            pass
-        except pexpect.EOF:
-            break
-        shown = "\n".join(screen.display)
-        if not typed and ready in shown:
-            child.send(COLD_QUERY)
-            typed = True
-        if typed and _MATCHES.search(shown):  # the header's "4 matches for “diffusion”" (cut short in a narrow pty)
-            elapsed = time.perf_counter() - started
-            break
-    alive = child.isalive()
-    child.terminate(force=True)
-    child.close()
+    terminal = Terminal(argv, env)
+    typed = terminal.wait_for(lambda shown: ready in shown) is not None
+    if typed:
+        terminal.child.send(COLD_QUERY)
+    elapsed = terminal.wait_for(_MATCHES.search) if typed else None
+    state = terminal.close()
     if elapsed is None:
-        how = "still running" if alive else f"exited with status {child.exitstatus}, signal {child.signalstatus}"
-        seconds = time.perf_counter() - started
-        raise RuntimeError(
-            f"{argv[0]}: no matches for {COLD_QUERY!r} after {seconds:.1f} s (typed: {typed}; the app {how}):\n"
-            + "\n".join(line.rstrip() for line in screen.display if line.strip())
-        )
+        raise terminal.failure(f"no matches for {COLD_QUERY!r} (typed: {typed})", state)
     return elapsed
 
 
