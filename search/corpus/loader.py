@@ -4,13 +4,15 @@ and keep each paper once (merge.py: the same paper in two lists is one paper, in
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields
+from operator import attrgetter
 from pathlib import Path
 
 from search.corpus.bundled import bundled_paths, is_bundled, with_facts
-from search.corpus.formats import CorpusError, parse
+from search.corpus.formats import CorpusError, Parsed, parse
 from search.corpus.formats.common import stable_id
 from search.corpus.merge import merge
+from search.corpus.parsed import parsed_file
 from search.models import Paper
 from search.untrusted import MAX_BYTES, read_bytes, shown
 
@@ -57,7 +59,7 @@ def load_corpus(
     for path in files:
         try:
             data = contents.get(path) if contents else None
-            parsed = parse(path, _decode(path, read_corpus_file(path) if data is None else data))
+            parsed = _parsed(path) if data is None else parse(path, _decode(path, data))
         except CorpusError as error:
             if not skip_broken:
                 raise
@@ -71,12 +73,28 @@ def load_corpus(
     if not loaded:
         raise CorpusError(problems[0])
     merged = merge(found)
-    papers = tuple(replace(paper, position=number) for number, paper in enumerate(merged.papers))
+    papers = tuple(map(_numbered, merged.papers, range(len(merged.papers))))
     files = loaded
     names = venues or [shown(p.stem) for p in files]
     name = ", ".join(names) if len(names) <= 3 else f"{names[0]}, {names[1]} and {len(names) - 2} more"
     sources = tuple(str(p) for p in files)
     return Corpus(name, papers, sources, skipped, merged.duplicates, tuple(problems), merged.aliases)
+
+
+_PAPER_FIELDS = attrgetter(*(f.name for f in fields(Paper)))
+_POSITION = [f.name for f in fields(Paper)].index("position")
+
+
+def _numbered(paper: Paper, number: int) -> Paper:
+    """The paper at this position in corpus order (dataclasses.replace, a third of the time)."""
+    values = list(_PAPER_FIELDS(paper))
+    values[_POSITION] = number
+    return Paper(*values)
+
+
+def _parsed(path: Path) -> Parsed:
+    """The file's papers, from the cache of parsed files when it is unchanged (see parsed.py)."""
+    return parsed_file(path, MAX_CORPUS_BYTES, lambda: parse(path, _decode(path, read_corpus_file(path))))
 
 
 def read_corpus_file(path: Path) -> bytes:

@@ -53,6 +53,8 @@ def sanitize(text: str) -> str:
 
 def sanitize_line(text: str) -> str:
     """Sanitise and fold all whitespace to single spaces (titles, names, authors)."""
+    if text.isprintable():  # the usual case: every character sanitize() removes is non-printable
+        return " ".join(text.split())
     return " ".join(sanitize(text).split())
 
 

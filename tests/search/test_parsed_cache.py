@@ -1,0 +1,158 @@
+"""The cache of parsed corpus files (search/corpus/parsed.py): a start with unchanged files reads
+each file's papers from the cache instead of parsing them again, and anything changed or damaged
+is parsed afresh, so what the user sees is always what the file says."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from search import paths
+from search.corpus import loader, parsed
+from search.corpus.loader import CorpusError, load_corpus
+
+RECORDS = [
+    {"id": "p1", "title": "Graph  Transformers", "abstract": "We study graphs.", "author": "Ada Lovelace; Alan Turing"},
+    {"id": "p2", "title": "Diffusion", "abstract": "Denoising $x^2$.", "keywords": "diffusion; score", "year": 2024},
+    {"id": "p3", "title": "No abstract"},
+]
+
+
+def write_list(folder: Path, records=RECORDS, name: str = "conf2024.json") -> Path:
+    path = folder / name
+    path.write_text(json.dumps(records), encoding="utf-8")
+    return path
+
+
+def cache_files() -> list[Path]:
+    return sorted((paths.cache_dir() / parsed.CACHE_FOLDER).glob("*.json"))
+
+
+def test_a_second_load_reads_the_cache_and_gives_the_same_papers(tmp_path, monkeypatch):
+    path = write_list(tmp_path)
+    first = load_corpus([path])
+    assert len(cache_files()) == 1
+    monkeypatch.setattr(loader, "parse", lambda *_: pytest.fail("the unchanged file was parsed again"))
+    second = load_corpus([path])
+    assert second == first
+    assert [p.title for p in second.papers] == ["Graph Transformers", "Diffusion"]
+    assert second.papers[0].authors == ("Ada Lovelace", "Alan Turing")
+    assert second.papers[1].keywords == ("diffusion", "score") and second.papers[1].year == 2024
+    assert second.skipped == 1 and second.name == first.name
+
+
+def test_the_bundled_list_keeps_its_titles_from_the_cache(monkeypatch):
+    first = load_corpus()
+    monkeypatch.setattr(loader, "parse", lambda *_: pytest.fail("the bundled list was parsed again"))
+    second = load_corpus()
+    assert second == first
+    assert all(paper.title for paper in second.papers)
+
+
+def test_an_edited_file_is_read_again_even_at_the_same_size(tmp_path):
+    path = write_list(tmp_path)
+    load_corpus([path])
+    edited = [dict(RECORDS[0], title="Graph  Transformerz"), *RECORDS[1:]]
+    path.write_text(json.dumps(edited), encoding="utf-8")
+    stamp = path.stat()
+    os.utime(path, ns=(stamp.st_atime_ns, stamp.st_mtime_ns + 1_000_000))
+    assert load_corpus([path]).papers[0].title == "Graph Transformerz"
+
+
+def test_a_new_version_of_the_code_parses_again(tmp_path, monkeypatch):
+    path = write_list(tmp_path)
+    load_corpus([path])
+    monkeypatch.setattr(parsed, "code_digest", lambda: "another version")
+    calls = []
+    real_parse = loader.parse
+    monkeypatch.setattr(loader, "parse", lambda *args: calls.append(1) or real_parse(*args))
+    assert len(load_corpus([path]).papers) == 2
+    assert calls == [1]
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda doc: b"",
+        lambda doc: doc[: len(doc) // 2],
+        lambda doc: b"\xff\xfe not json",
+        lambda doc: json.dumps([1, 2]).encode(),
+        lambda doc: doc.replace(b'"p1"', b"17"),  # an id that is no text
+        lambda doc: doc.replace(b'"Ada Lovelace"', b"null"),  # an author that is no text
+        lambda doc: doc.replace(b'"We study graphs."', b'["a"]'),  # an abstract that is a list
+        lambda doc: doc.replace(b"2024", b'"2024"'),  # a year that is text
+        lambda doc: doc.replace(b'"skipped": 1', b'"skipped": "1"'),
+        lambda doc: doc.replace(b'"papers": [[', b'"papers": [{"x": 1}, ['),
+        lambda doc: doc.replace(b"false", b"0"),  # title_added that is no boolean
+        lambda doc: b"[" * 100_000,
+    ],
+    ids=[
+        "empty",
+        "cut-short",
+        "not-json",
+        "wrong-document",
+        "id",
+        "author",
+        "abstract",
+        "year",
+        "skipped",
+        "row",
+        "title-added",
+        "deep",
+    ],
+)
+def test_a_damaged_cache_is_parsed_afresh_and_rewritten(tmp_path, damage):
+    path = write_list(tmp_path)
+    expected = load_corpus([path])
+    (entry,) = cache_files()
+    entry.write_bytes(damage(entry.read_bytes()))
+    assert load_corpus([path]) == expected
+    assert json.loads(entry.read_bytes())["papers"][0][0] == "p1"  # rewritten whole
+
+
+def test_a_cache_entry_for_another_file_is_not_used(tmp_path):
+    one = write_list(tmp_path, name="one.json")
+    other = write_list(tmp_path, [dict(RECORDS[0], id="x9", title="Other")], name="other.json")
+    load_corpus([one])
+    load_corpus([other])
+    first, second = cache_files()
+    first.write_bytes(second.read_bytes())  # each entry now names the other's file
+    second.write_bytes(first.read_bytes())
+    assert [p.id for p in load_corpus([one]).papers] == ["p1", "p2"]
+    assert [p.id for p in load_corpus([other]).papers] == ["x9"]
+
+
+def test_a_cache_that_cannot_be_written_costs_nothing(tmp_path, monkeypatch):
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the cache dir should be")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
+    path = write_list(tmp_path)
+    assert [p.id for p in load_corpus([path]).papers] == ["p1", "p2"]
+    assert [p.id for p in load_corpus([path]).papers] == ["p1", "p2"]
+
+
+def test_a_cached_file_still_gets_every_check_on_the_file(tmp_path, monkeypatch):
+    path = write_list(tmp_path)
+    load_corpus([path])
+    monkeypatch.setattr(loader, "parse", lambda *_: pytest.fail("parsed instead of refused"))
+    monkeypatch.setattr(loader, "MAX_CORPUS_BYTES", 10)
+    with pytest.raises(CorpusError, match="larger than"):
+        load_corpus([path])
+    monkeypatch.setattr(loader, "MAX_CORPUS_BYTES", 1 << 20)
+    path.unlink()
+    path.mkdir()
+    with pytest.raises(CorpusError, match="is a directory"):
+        load_corpus([path])
+    path.rmdir()
+    with pytest.raises(CorpusError, match="no such file"):
+        load_corpus([path])
+
+
+def test_the_papers_name_the_file_as_it_was_given(tmp_path, monkeypatch):
+    path = write_list(tmp_path)
+    load_corpus([path])
+    monkeypatch.chdir(tmp_path)
+    assert {p.source for p in load_corpus([Path("conf2024.json")]).papers} == {"conf2024.json"}
