@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from search import load_corpus
+
 BENCH = Path(__file__).with_name("bench.py")
 KEYS = {
     "n_papers",
@@ -26,13 +28,23 @@ KEYS = {
 }
 
 
+SCALED_KEYS = {"add_s", "add_50_s", "rss_50_mb", "keystroke_50_p95_ms", "startup_50_s", "build_50_s"}
+
+
 def test_quick_benchmark_prints_a_table_and_every_figure_as_json(tmp_path):
-    result = subprocess.run([sys.executable, str(BENCH), "--quick"], capture_output=True, text=True, timeout=900)
+    # The bundled papers as a JSON list, replicated to 50 papers: --scale's figures
+    # (the add command among them) are measured too, under their scale's names.
+    records = [{"id": p.id, "title": p.title, "abstract": p.abstract} for p in load_corpus().papers]
+    corpus = tmp_path / "bundled.json"
+    corpus.write_text(json.dumps(records), encoding="utf-8")
+    command = [sys.executable, str(BENCH), "--quick", "--corpus", str(corpus), "--scale", "50"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stderr[-2000:]
     lines = result.stdout.strip().splitlines()
-    assert lines[0] == "iclr-reader benchmark: 38 papers (quick)"
+    assert lines[0] == "iclr-reader benchmark: 50 papers (quick)"
     assert any(line.strip().startswith("engine search p50 / p95") for line in lines)
+    assert any(line.strip().startswith("add one list of them") for line in lines)
     figures = json.loads(lines[-1])
-    assert figures.keys() >= KEYS
-    assert figures["n_papers"] == 38
-    assert all(figures[key] > 0 for key in KEYS)
+    assert figures.keys() >= KEYS | SCALED_KEYS
+    assert figures["n_papers"] == 50
+    assert all(figures[key] > 0 for key in KEYS | SCALED_KEYS)
