@@ -43,7 +43,7 @@ def test_quick_benchmark_prints_a_table_and_every_figure_as_json(tmp_path):
     lines = result.stdout.strip().splitlines()
     assert lines[0] == "iclr-reader benchmark: 50 papers (quick)"
     assert any(line.strip().startswith("engine search p50 / p95") for line in lines)
-    assert any(line.strip().startswith("add one list of them") for line in lines)
+    assert any(line.strip().startswith("iclr-reader add of them all") for line in lines)
     figures = json.loads(lines[-1])
     assert figures.keys() >= KEYS | SCALED_KEYS
     assert figures["n_papers"] == 50
