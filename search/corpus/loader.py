@@ -86,7 +86,7 @@ _POSITION = [f.name for f in fields(Paper)].index("position")
 
 
 def _numbered(paper: Paper, number: int) -> Paper:
-    """The paper at this position in corpus order (dataclasses.replace, a third of the time)."""
+    """The paper at this position in corpus order (what dataclasses.replace gives, in half the time)."""
     values = list(_PAPER_FIELDS(paper))
     values[_POSITION] = number
     return Paper(*values)

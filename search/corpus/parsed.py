@@ -17,6 +17,7 @@ import json
 import os
 import stat
 import tempfile
+import time
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
@@ -25,9 +26,16 @@ from typing import Any
 from search import paths
 from search.corpus.formats import Parsed
 from search.models import Paper
+from search.text.sanitize import sanitize, sanitize_line
+from search.untrusted import MAX_BYTES, UntrustedInputError, load_json, read_bytes
 
 CACHE_FOLDER = "parsed"
-FORMAT = 1
+FORMAT = 2
+KEPT_ENTRIES = 64
+"""At most this many files' parses are kept (the least recently written go first): lists removed,
+or parsed once in a download's staging folder, do not pile up."""
+_MAX_ENTRY_BYTES = 4 * MAX_BYTES
+_STALE_WRITE_SECONDS = 3600
 _FIELDS = (
     *("id", "abstract", "venue", "title", "authors", "keywords", "status", "track", "year", "site", "pdf"),
     *("github", "project", "arxiv", "title_added"),
@@ -44,7 +52,9 @@ def parsed_file(path: Path, limit: int, parse: Callable[[], Parsed]) -> Parsed:
         return parse()
     if not stat.S_ISREG(status.st_mode) or status.st_size > limit:
         return parse()
-    stamp = [status.st_dev, status.st_ino, status.st_size, status.st_mode, status.st_mtime_ns]
+    # The change time too: nobody can set it back, so a same-size edit whose modification time was
+    # restored (rsync -t, touch -r) or a file recreated on a reused inode with an archive's date shows.
+    stamp = [status.st_dev, status.st_ino, status.st_size, status.st_mode, status.st_mtime_ns, status.st_ctime_ns]
     entry = _entry(path)
     found = _read(entry, path, stamp)
     if found is not None:
@@ -72,7 +82,8 @@ def code_digest() -> str:
 
 def _read(entry: Path, path: Path, stamp: list[int]) -> Parsed | None:
     try:
-        document = json.loads(entry.read_bytes())
+        # Through the readers of outside files: a FIFO put there never blocks, lone surrogates go.
+        document = load_json(read_bytes(entry, limit=_MAX_ENTRY_BYTES).decode("utf-8"))
         if document["file"] != os.path.abspath(path) or document["stamp"] != stamp or document["code"] != code_digest():
             return None
         skipped, venue, kind, rows = document["skipped"], document["venue"], document["format"], document["papers"]
@@ -80,7 +91,7 @@ def _read(entry: Path, path: Path, stamp: list[int]) -> Parsed | None:
             return None
         source = str(path)
         papers = [_paper(row, source) for row in rows]
-    except (OSError, ValueError, TypeError, KeyError, RecursionError):
+    except (UntrustedInputError, OSError, ValueError, TypeError, KeyError, RecursionError):
         return None
     return Parsed(papers, skipped, venue, kind)
 
@@ -118,6 +129,10 @@ def _paper(row: Any, source: str) -> Paper:
         or not all(type(name) is str for name in authors)
         or not all(type(name) is str for name in keywords)
     ):
+        raise TypeError("not a paper row")
+    # What a parser writes is sanitised: anything the sanitiser would change was not written here.
+    lines = (paper_id, venue, title, status, track, site, pdf, github, project, arxiv, *authors, *keywords)
+    if not paper_id or sanitize(abstract).strip() != abstract or any(v and sanitize_line(v) != v for v in lines):
         raise TypeError("not a paper row")
     return Paper(
         paper_id,
@@ -161,9 +176,27 @@ def _write(entry: Path, path: Path, stamp: list[int], result: Parsed) -> None:
             with os.fdopen(descriptor, "wb") as file:
                 file.write(data)
             os.replace(temporary, entry)
+            _prune(entry.parent)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
             raise
     except (OSError, ValueError, UnicodeError):
         pass  # a cache that cannot be written only costs the next start its parse
+
+
+def _prune(folder: Path) -> None:
+    """Keep the KEPT_ENTRIES newest entries, and no temporary file a killed writer left behind."""
+    now = time.time()
+    entries = []
+    for child in folder.iterdir():
+        with contextlib.suppress(OSError):
+            written = child.stat().st_mtime
+            if child.name.startswith(".writing-"):
+                if now - written > _STALE_WRITE_SECONDS:
+                    child.unlink()
+            else:
+                entries.append((written, child))
+    for _, child in sorted(entries, reverse=True)[KEPT_ENTRIES:]:
+        with contextlib.suppress(OSError):
+            child.unlink()

@@ -156,3 +156,56 @@ def test_the_papers_name_the_file_as_it_was_given(tmp_path, monkeypatch):
     load_corpus([path])
     monkeypatch.chdir(tmp_path)
     assert {p.source for p in load_corpus([Path("conf2024.json")]).papers} == {"conf2024.json"}
+
+
+def test_a_same_size_edit_with_its_modification_time_put_back_is_read_again(tmp_path):
+    path = write_list(tmp_path)
+    load_corpus([path])
+    before = path.stat()
+    path.write_text(path.read_text(encoding="utf-8").replace("Graph  Transformers", "Graph  Transformerz"))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # as rsync -t or touch -r do
+    assert path.stat().st_size == before.st_size and path.stat().st_mtime_ns == before.st_mtime_ns
+    assert load_corpus([path]).papers[0].title == "Graph Transformerz"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["\\u001b[31mred", "two\\nlines", "\\u202eright-to-left", "\\u0007bell"],
+    ids=["escape-sequence", "newline", "bidi", "control"],
+)
+def test_a_cached_title_the_sanitiser_would_change_is_parsed_afresh(tmp_path, text):
+    path = write_list(tmp_path)
+    expected = load_corpus([path])
+    (entry,) = cache_files()
+    entry.write_bytes(entry.read_bytes().replace(b'"Diffusion"', f'"{text}"'.encode()))
+    assert load_corpus([path]) == expected
+
+
+def test_a_lone_surrogate_in_a_cache_entry_never_reaches_the_papers(tmp_path):
+    path = write_list(tmp_path)
+    load_corpus([path])
+    (entry,) = cache_files()
+    entry.write_bytes(entry.read_bytes().replace(b'"Diffusion"', b'"\\ud800 lone"'))
+    for paper in load_corpus([path]).papers:  # the index encodes every field: a surrogate would crash it
+        assert (paper.title or "").encode("utf-8") and paper.abstract.encode("utf-8")
+
+
+def test_a_fifo_in_place_of_a_cache_entry_never_blocks(tmp_path):
+    path = write_list(tmp_path)
+    expected = load_corpus([path])
+    (entry,) = cache_files()
+    entry.unlink()
+    os.mkfifo(entry)
+    assert load_corpus([path]) == expected  # would wait forever if the entry were opened to read
+
+
+def test_the_cache_keeps_a_bounded_number_of_entries(tmp_path, monkeypatch):
+    monkeypatch.setattr(parsed, "KEPT_ENTRIES", 3)
+    lists = [write_list(tmp_path, name=f"list{n}.json") for n in range(5)]
+    for number, path in enumerate(lists):
+        load_corpus([path])
+        for entry in cache_files():
+            if entry.stat().st_mtime > 1e9:  # the one just written: give each a distinct, ordered time
+                os.utime(entry, (number, number))
+    kept = {Path(json.loads(entry.read_bytes())["file"]).name for entry in cache_files()}
+    assert kept == {"list2.json", "list3.json", "list4.json"}
