@@ -102,40 +102,24 @@ def _paper(row: Any, source: str) -> Paper:
     """A cached row as a Paper; TypeError when it is not a row this module wrote."""
     if type(row) is not list or len(row) != len(_FIELDS):
         raise TypeError("not a paper row")
-    (
-        paper_id,
-        abstract,
-        venue,
-        title,
-        authors,
-        keywords,
-        status,
-        track,
-        year,
-        site,
-        pdf,
-        github,
-        project,
-        arxiv,
-        added,
-    ) = row
+    paper_id, abstract, venue, title, authors, keywords, status, track, year, *links, added = row
+    texts = (venue, title, status, track, *links)
     if (
         type(paper_id) is not str
         or type(abstract) is not str
-        or not all(value is None or type(value) is str for value in (venue, title, status, track, site, pdf))
-        or not all(value is None or type(value) is str for value in (github, project, arxiv))
+        or not all(value is None or type(value) is str for value in texts)
         or not (year is None or type(year) is int)
         or type(added) is not bool
         or type(authors) is not list
         or type(keywords) is not list
-        or not all(type(name) is str for name in authors)
-        or not all(type(name) is str for name in keywords)
+        or not all(type(name) is str for name in (*authors, *keywords))
     ):
         raise TypeError("not a paper row")
     # What a parser writes is sanitised: anything the sanitiser would change was not written here.
-    lines = (paper_id, venue, title, status, track, site, pdf, github, project, arxiv, *authors, *keywords)
+    lines = (paper_id, *texts, *authors, *keywords)
     if not paper_id or sanitize(abstract).strip() != abstract or any(v and sanitize_line(v) != v for v in lines):
         raise TypeError("not a paper row")
+    site, pdf, github, project, arxiv = links
     return Paper(
         paper_id,
         abstract,

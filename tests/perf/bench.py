@@ -161,10 +161,11 @@ def bench_add(paths: list[Path], env: dict, folder: Path) -> tuple[float | None,
     """`iclr-reader add` of all the papers into an empty library and cache: the wall time (copy,
     check, index build) and what was added. One list when it fits the 64 MiB a list may hold, else
     the parts one after another (each add indexes only its own list). None when an add failed."""
-    records = [record for path in paths for record in json.loads(path.read_text(encoding="utf-8"))]
-    whole = folder / f"whole{len(records)}.json"
-    whole.write_text(json.dumps(records), encoding="utf-8")
-    lists = [whole] if whole.stat().st_size <= MAX_CORPUS_BYTES else paths
+    lists = paths
+    if sum(path.stat().st_size for path in paths) <= MAX_CORPUS_BYTES:  # one list holds them all
+        records = [record for path in paths for record in json.loads(path.read_text(encoding="utf-8"))]
+        lists = [folder / f"whole{len(records)}.json"]
+        lists[0].write_text(json.dumps(records), encoding="utf-8")
     what = "one list" if len(lists) == 1 else f"{len(lists)} lists, one after another (one is over 64 MiB)"
     fresh = folder / "add"
     add_env = {**env, "XDG_CACHE_HOME": str(fresh / "cache"), "XDG_DATA_HOME": str(fresh / "data")}
@@ -177,7 +178,6 @@ def bench_add(paths: list[Path], env: dict, folder: Path) -> tuple[float | None,
             return None, what
     seconds = time.perf_counter() - started
     shutil.rmtree(fresh, ignore_errors=True)
-    whole.unlink()
     return seconds, what
 
 
