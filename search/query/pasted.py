@@ -30,8 +30,8 @@ one outside quotes stays an operator unless the text around it reads as words, t
    half of them starting with a capital (`Knowing What LLMs DO NOT Know`, and `Vision AND Language:
    A Survey?`, which is read as the title it looks like; `Vision AND Language`, two words, keeps
    its AND).
-Words are the whitespace-separated tokens outside quotes that have a cased letter; a field prefix
-(`title:`) and parentheses are not part of the word. An operator read as words is lowercased: `and`,
+Words are the whitespace-separated tokens outside quotes that have a cased letter, except the
+operators in lowercase; a field prefix (`title:`) and parentheses are not part of the word. An operator read as words is lowercased: `and`,
 `or` and `not` are stop words the analyzer drops, which is what a pasted title wants (`andnot`,
 `andmaybe`, `require` are searched as words). So `(gan OR vae) AND image`, `graph NOT neural`,
 `attention OR transformer`, `Attention OR Transformer`, `title:memory AND cache` and
@@ -124,7 +124,7 @@ def _plain_operators(text: str) -> str:
     operators = [index for index, (_, token) in enumerate(tokens) if _operator(token)]
     if not operators:
         return text
-    shapes = [None if _operator(token) else _shape(token) for _, token in tokens]
+    shapes = [None if _operator(token) or _lowered_operator(token) else _shape(token) for _, token in tokens]
     words = [shape for shape in shapes if shape is not None]
     shouting = bool(words) and all(capitals for capitals, _, _ in words)
     capitalised = sum(1 for _, initial, _ in words if initial)
@@ -140,6 +140,13 @@ def _plain_operators(text: str) -> str:
 def _operator(token: str) -> bool:
     """A token Whoosh takes for an operator: one standing alone, or NOT right after a parenthesis."""
     return token in PARSER_OPERATORS or token.lstrip("()") == "NOT"
+
+
+def _lowered_operator(token: str) -> bool:
+    """An operator in lowercase (`and`, `(not`): not a word for the rule either, or the rule would
+    read its own output differently (`AND AA AND Aa` lowercases the second AND; counted as a word,
+    that `and` would make the text a title the next time)."""
+    return token.islower() and _operator(token.upper())
 
 
 def _shape(token: str) -> tuple[bool, bool, int] | None:
