@@ -222,6 +222,7 @@ class QueryRunner:
                 budget.check()
                 every = self._scorer.with_every(query, ranked, clauses)
                 with_any, with_all = len(ranked.scores), len(every)
+                self._scorer.reward_every_word(ranked, every, len(clauses))
                 if all_words:
                     ranked.scores = {doc: ranked.scores[doc] for doc in every}
             ranked_hits: list[Hit] = []

@@ -6,7 +6,7 @@ from math import log
 import pytest
 from whoosh import query as wq
 
-from search.query.scoring import ADJACENT, FIELD_WEIGHTS, K1, B, TermScorer
+from search.query.scoring import ADJACENT, EVERY_WORD, FIELD_WEIGHTS, K1, B, TermScorer
 
 SEED_QUERIES = [
     "compression",
@@ -133,18 +133,51 @@ def test_words_typed_together_score_more_where_they_stand_together(engine_over):
     engine = engine_over({"roads.json": [GRAPHS[1], apart]})
     road, network = scores_of(engine, "road"), scores_of(engine, "networks")
     together = scores_of(engine, "road networks")
-    # p2's title is "Road Networks"; p4 has both words, never side by side.
-    assert together["p2"] == pytest.approx((1 + ADJACENT) * (road["p2"] + network["p2"]))
-    assert together["p4"] == pytest.approx(road["p4"] + network["p4"])
+    # p2's title is "Road Networks"; p4 has both words, never side by side. Both have every word.
+    assert together["p2"] == pytest.approx((1 + EVERY_WORD) * (1 + ADJACENT) * (road["p2"] + network["p2"]))
+    assert together["p4"] == pytest.approx((1 + EVERY_WORD) * (road["p4"] + network["p4"]))
 
 
-def test_papers_with_more_of_the_words_rank_first_without_a_coordination_factor(engine_over):
+def test_papers_with_every_word_score_a_share_more(engine_over):
     engine = engine_over({"graphs.json": GRAPHS})
-    scores = scores_of(engine, "graph kernel")
-    single = scores_of(engine, "graph")
-    # No factor scales the sum: p3, with only "graph", keeps its one-word score.
-    assert scores["p3"] == pytest.approx(single["p3"])
-    assert max(scores, key=scores.__getitem__) == "p1"
+    scores = scores_of(engine, "kernel traffic graph")
+    kernel, traffic, graph = (scores_of(engine, word) for word in ("kernel", "traffic", "graph"))
+    # p3 has "traffic" and "graph", p1 "kernel" and "graph": neither has every word, no bonus.
+    assert scores == pytest.approx(
+        {"p1": kernel["p1"] + graph["p1"], "p2": traffic["p2"], "p3": traffic["p3"] + graph["p3"]}
+    )
+    both = scores_of(engine, "traffic graph")
+    assert both["p3"] == pytest.approx((1 + EVERY_WORD) * (traffic["p3"] + graph["p3"]))
+    assert both["p2"] == pytest.approx(traffic["p2"])
+
+
+def test_the_paper_with_every_word_beats_a_short_one_with_the_rare_words(engine_over):
+    """The quality benchmark's typical miss: a short abstract with the two rare words of the query
+    against the paper all four words were taken from (the other two are common)."""
+    known = {
+        "id": "known",
+        "title": "Sparse Rewards",
+        "abstract": "Conformal constructions ease reporting of long clinical studies.",
+    }
+    short = {"id": "short", "title": "Prediction Sets", "abstract": "Conformal constructions of sets."}
+    common = [
+        {
+            "id": f"f{i}",
+            "title": f"Filler {i}",
+            "abstract": "We ease the reporting of experiments." if i % 2 else "Reporting made easy, with ease.",
+        }
+        for i in range(6)
+    ]
+    engine = engine_over({"papers.json": [known, short, *common]})
+    scores = scores_of(engine, "constructions conformal ease reporting")
+    assert scores["known"] > scores["short"]
+    assert scores["known"] / (1 + EVERY_WORD) < scores["short"]  # without the bonus it would lose
+
+
+def test_queries_that_say_how_words_combine_get_no_bonus(engine_over):
+    engine = engine_over({"graphs.json": GRAPHS})
+    traffic, graph = scores_of(engine, "traffic"), scores_of(engine, "graph")
+    assert scores_of(engine, "traffic AND graph") == pytest.approx({"p3": traffic["p3"] + graph["p3"]})
 
 
 def test_sloppy_phrases_are_left_to_whoosh(seed_engine):
