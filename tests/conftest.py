@@ -26,6 +26,23 @@ def pytest_xdist_auto_num_workers(config) -> int:
     return 2 * len(os.sched_getaffinity(0))
 
 
+PILOT_IDLE_SLICE = 0.005
+"""Seconds per look of Textual's pilot at whether the app has gone idle (Textual: 0.02)."""
+
+
+def pytest_configure(config) -> None:
+    """Textual's pilot waits for an app to go idle after every key and pause by sleeping in slices
+    and checking that the process used (almost) no CPU in the last one: at least three slices a key
+    press, 60 ms of waiting where handling the key takes a few. Shorter slices, with the same share
+    of CPU that counts as idle (one twentieth), see the idle app as surely and sooner: the app
+    tests wait about half as long (test_app.py and test_robustness.py in one process: 180 -> 100 s). What decides
+    that the app has handled a key (its messages processed) is unchanged."""
+    from textual import _wait
+
+    _wait.SLEEP_GRANULARITY = PILOT_IDLE_SLICE
+    _wait.SLEEP_IDLE = PILOT_IDLE_SLICE / 20
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(config, items):
     """Tests over the real lists run on one xdist worker (with --dist loadgroup), so the 10,750

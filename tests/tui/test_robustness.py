@@ -200,3 +200,15 @@ async def test_an_unwritable_cache_still_opens_and_searches_with_a_notice(tmp_pa
         assert_healthy(app)
         assert any("index kept in memory" in message for message in shown)
         assert app.screen.result.total == 1
+
+
+def test_the_pilot_looks_for_idle_in_the_slices_the_suite_sets():
+    """tests/conftest.py shortens the slices Textual's pilot sleeps in while it waits for the app to
+    go idle; this fails when Textual renames the module globals its wait reads at each call."""
+    from textual import _wait
+
+    from tests.conftest import PILOT_IDLE_SLICE
+
+    assert _wait.SLEEP_GRANULARITY == PILOT_IDLE_SLICE
+    assert _wait.SLEEP_IDLE == PILOT_IDLE_SLICE / 20
+    assert {"SLEEP_GRANULARITY", "SLEEP_IDLE"} <= set(_wait.wait_for_idle.__code__.co_names)
