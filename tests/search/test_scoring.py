@@ -1,12 +1,13 @@
 """The ranking (search/query/scoring.py): its formula pinned on papers scored by hand, and the
 papers each query matches checked against the query's boolean meaning over the posting lists."""
 
+import random
 from math import log
 
 import pytest
 from whoosh import query as wq
 
-from search.query.scoring import ADJACENT, EVERY_WORD, FIELD_WEIGHTS, K1, B, TermScorer
+from search.query.scoring import ADJACENT, EVERY_WORD, FIELD_WEIGHTS, K1, B, Ranked, TermScorer
 
 SEED_QUERIES = [
     "compression",
@@ -178,6 +179,20 @@ def test_queries_that_say_how_words_combine_get_no_bonus(engine_over):
     engine = engine_over({"graphs.json": GRAPHS})
     traffic, graph = scores_of(engine, "traffic"), scores_of(engine, "graph")
     assert scores_of(engine, "traffic AND graph") == pytest.approx({"p3": traffic["p3"] + graph["p3"]})
+
+
+def test_the_best_come_first_and_ties_in_index_order(seed_engine):
+    scorer = seed_engine._runner.runner._scorer
+    scores = {5: 1.0, 3: 2.0, 9: 2.0, 1: 1.0, 7: 0.5, 0: 1.0}
+    everything = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+    assert everything[:4] == [(3, 2.0), (9, 2.0), (0, 1.0), (1, 1.0)]
+    for limit in range(1, 8):  # ties inside what is picked, across its end (limit 3, 4) and none
+        assert scorer.top(Ranked(dict(scores), []), limit) == everything[:limit], limit
+    rng = random.Random(3)
+    for _ in range(200):
+        many = {doc: float(rng.randrange(6)) for doc in rng.sample(range(400), rng.randrange(1, 60))}
+        limit = rng.randrange(1, 40)
+        assert scorer.top(Ranked(many, []), limit) == sorted(many.items(), key=lambda i: (-i[1], i[0]))[:limit]
 
 
 def test_sloppy_phrases_are_left_to_whoosh(seed_engine):
