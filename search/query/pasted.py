@@ -31,11 +31,11 @@ one outside quotes stays an operator unless the text around it reads as words, t
    A Survey?`, which is read as the title it looks like; `Vision AND Language`, two words, keeps
    its AND).
 Words are the whitespace-separated tokens outside quotes that have a cased letter, except the
-operators in lowercase; a field prefix (`title:`) and parentheses are not part of the word. An operator read as words is lowercased: `and`,
-`or` and `not` are stop words the analyzer drops, which is what a pasted title wants (`andnot`,
-`andmaybe`, `require` are searched as words). So `(gan OR vae) AND image`, `graph NOT neural`,
-`attention OR transformer`, `Attention OR Transformer`, `title:memory AND cache` and
-`"a phrase" OR word` keep their operators.
+operators in lowercase; a field prefix (`title:`) and parentheses are not part of the word. An
+operator read as words is lowercased: `and`, `or` and `not` are stop words the analyzer drops,
+which is what a pasted title wants (`andnot`, `andmaybe`, `require` are searched as words). So
+`(gan OR vae) AND image`, `graph NOT neural`, `attention OR transformer`, `Attention OR
+Transformer`, `title:memory AND cache` and `"a phrase" OR word` keep their operators.
 
 Everything else the parser reads is left alone: `"phrases"`, `"phrase"~3`, `field:term`, `word*`,
 `word~`, `word~2`, `word^2`, parentheses, `[a TO b]` ranges, 'single quotes'.

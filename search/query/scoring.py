@@ -170,6 +170,8 @@ class TermScorer:
 
     def top(self, ranked: Ranked, limit: int) -> list[tuple[int, float]]:
         """The best `limit` (docnum, score), ties in index order as Whoosh breaks them."""
+        if limit < 1:
+            return []
         items = ranked.scores.items()
         # Picked by score alone (a C-level key: a third of the time over thousands of matches), with
         # more picked until every paper tied with the last one kept is among them, then put in order.

@@ -213,3 +213,8 @@ def test_not_excludes_every_paper_with_the_word(seed_engine):
     for hit in result.hits:
         text = seed_engine.describe(hit.paper_id).rendered.text.lower()
         assert "diffusion" in text and "image" not in text
+
+
+def test_asking_for_no_hits_gives_none(seed_engine):
+    scorer = seed_engine._runner.runner._scorer
+    assert scorer.top(Ranked({1: 1.0, 2: 1.0}, []), 0) == []
