@@ -8,9 +8,10 @@ block, pickled and compressed. Most terms are rare, so inlining lists of up to 1
 cold build about 20% faster and the index smaller; readers handle inlined lists already.
 
 Term at a time: Whoosh's FieldWriter.add_postings makes four Python calls per posting (a million
-for the 10,750 real papers). The writer below groups the sorted postings by field and term; a rare
-term's inlined entry is packed directly, a common term's postings fill blocks in slices. The
-files' positions are counted rather than asked of the OS.
+for the 10,750 real papers). The writer below takes each term's postings at once (grouped as they
+were added, writer.py, or from Whoosh's sorted pool); a rare term's inlined entry is packed
+directly, a common term's postings fill blocks in slices. The files' positions are counted rather
+than asked of the OS.
 
 Segments record their codec's class, so opening an index imports this module (shard.py does)."""
 
@@ -54,53 +55,66 @@ class TermFieldWriter(W3FieldWriter):
         return structured
 
     def add_postings(self, schema, lengths, items):
-        """Write (field, term bytes, docnum, weight, value) postings sorted by field, term, docnum.
+        """Write (field, term bytes, docnum, weight, value) postings sorted by field, term, docnum
+        (Whoosh's own pool and its multi-process writer give them so).
 
         Without length statistics (lengths is None) and spelling fields (docnum -1), which this
         schema never has; anything else goes through Whoosh's own loop."""
         if lengths is not None or any(field.separate_spelling() for _, field in schema.items()):
             return super().add_postings(schema, lengths, items)
-        inline_below = self._codec._inlinelimit
         for fieldname, field_postings in groupby(items, _FIELD):
-            self.start_field(fieldname, schema[fieldname])
-            field_key = pack_ushort(self._fieldid)
-            for btext, grouped in groupby(field_postings, _TERM):
-                postings = list(grouped)
-                if len(postings) < inline_below:  # most terms: rare ones
-                    self._tindex.add(field_key + btext, _inlined_term_info(postings))
-                    continue
-                self.start_term(btext)
-                self._postwriter.add_term_postings(postings)
-                self.finish_term()
-            self.finish_field()
+            terms = {
+                btext: [value for posting in grouped for value in posting[2:]]
+                for btext, grouped in groupby(field_postings, _TERM)
+            }
+            self.add_field_terms(fieldname, schema[fieldname], terms)
+
+    def add_field_terms(self, fieldname: str, fieldobj, terms: dict[bytes, list]) -> None:
+        """Write one field's terms, each with its postings flat and in paper order: paper, weight,
+        value, paper, weight, value, ... (writer.py groups them so)."""
+        self.start_field(fieldname, fieldobj)
+        field_key = pack_ushort(self._fieldid)
+        inline_below = self._codec._inlinelimit * 3
+        for btext in sorted(terms):
+            postings = terms[btext]
+            if len(postings) < inline_below:  # most terms: rare ones
+                self._tindex.add(field_key + btext, _inlined_term_info(postings))
+                continue
+            self.start_term(btext)
+            self._postwriter.add_term_postings(postings)
+            self.finish_term()
+        self.finish_field()
 
 
 class TermPostingsWriter(W3PostingsWriter):
-    def add_term_postings(self, postings: list[tuple]) -> None:
-        """Every posting of the current term: what add_posting does one by one, a block at a time."""
-        limit = self._blocklimit
-        for start in range(0, len(postings), limit):
-            if len(self._ids) >= limit:
+    def add_term_postings(self, postings: list) -> None:
+        """Every posting of the current term, flat (paper, weight, value, ...): what add_posting
+        does one by one, a block at a time."""
+        step = self._blocklimit * 3
+        for start in range(0, len(postings), step):
+            if len(self._ids) >= self._blocklimit:
                 self._write_block()
-            block = postings[start : start + limit]
-            weights = [posting[3] for posting in block]
-            self._ids.extend([posting[2] for posting in block])
+            block = postings[start : start + step]
+            weights = block[1::3]
+            self._ids.extend(block[0::3])
             self._weights.extend(weights)
-            self._values.extend([posting[4] for posting in block if posting[4]])
+            self._values.extend([value for value in block[2::3] if value])
             self._maxweight: float = max(self._maxweight, *weights)
 
 
 _TERM_INFO = struct.Struct("!BfIBBfII")  # W3TermInfo's layout
 
 
-def _inlined_term_info(postings: list[tuple]) -> bytes:
-    """W3TermInfo.to_bytes for a term whose postings are kept inline, without the posting writer:
-    flag, total weight, paper count, length bytes (no length statistics: 0), top weight, first and
-    last paper, then the pickled (ids, weights, values), weights rounded to 32 bits as in a block."""
-    ids = tuple(posting[2] for posting in postings)
-    weights = tuple(array("f", [posting[3] for posting in postings]))
-    values = tuple(posting[4] for posting in postings if posting[4])
-    top = max(0, *(posting[3] for posting in postings))
+def _inlined_term_info(postings: list) -> bytes:
+    """W3TermInfo.to_bytes for a term whose postings (flat: paper, weight, value, ...) are kept
+    inline, without the posting writer: flag, total weight, paper count, length bytes (no length
+    statistics: 0), top weight, first and last paper, then the pickled (ids, weights, values),
+    weights rounded to 32 bits as in a block."""
+    ids = tuple(postings[0::3])
+    raw_weights = postings[1::3]
+    weights = tuple(array("f", raw_weights))
+    values = tuple([value for value in postings[2::3] if value])
+    top = max(0, *raw_weights)
     return _TERM_INFO.pack(1, sum(weights), len(ids), 0, 0, top, ids[0], ids[-1]) + dumps((ids, weights, values), 2)
 
 

@@ -24,6 +24,7 @@ from search.errors import IndexCancelled
 from search.index.analysis import folded
 from search.index.codec import codec
 from search.index.schema import SCHEMA_VERSION, build_schema
+from search.index.writer import GroupingWriter
 from search.models import Paper
 from search.text.describe import Description
 from search.text.mathtext import searchable
@@ -304,7 +305,10 @@ def _opened(
 
 def _fill(ix, descriptions: Descriptions, on_progress: Progress | None, cancel, procs: int = 1):
     """Add every paper; returns the result-list rows and each word's number of papers."""
-    writer = ix.writer(limitmb=512, procs=procs, multisegment=procs > 1, compound=False, codec=codec())
+    if procs > 1:
+        writer = ix.writer(limitmb=512, procs=procs, multisegment=True, compound=False, codec=codec())
+    else:
+        writer = GroupingWriter(ix, compound=False, codec=codec())
     total = len(descriptions)
     rows: dict[str, tuple[str | None, str, bool]] = {}
     vocabulary: Counter[str] = Counter()

@@ -6,10 +6,12 @@ import random
 
 from whoosh import index as whoosh_index
 from whoosh.codec.whoosh3 import W3FieldWriter
+from whoosh.writing import SegmentWriter
 
 from search.corpus.loader import load_corpus
 from search.index.codec import CountingFile, ReaderCodec, codec
 from search.index.schema import build_schema
+from search.index.writer import GroupingWriter
 
 
 class WhooshWriterCodec(ReaderCodec):
@@ -35,21 +37,37 @@ def documents() -> list[dict]:
     return docs
 
 
-def index_files(folder, writer_codec) -> dict[str, bytes]:
+def index_files(folder, writer) -> dict[str, bytes]:
+    """Each file of the segment (terms, postings, lengths, stored ids), by its name after the
+    segment's (which is random)."""
+    folder.mkdir()
     ix = whoosh_index.create_in(str(folder), build_schema())
-    writer = ix.writer(codec=writer_codec, compound=False)
+    writing = writer(ix)
     for doc in documents():
-        writer.add_document(**doc)
-    writer.commit()
-    return {path.suffix: path.read_bytes() for path in folder.iterdir() if path.suffix in (".trm", ".pst")}
+        writing.add_document(**doc)
+    writing.commit()
+    return {
+        path.name.split(".", 1)[1]: path.read_bytes()
+        for path in folder.iterdir()
+        if "." in path.name and path.suffix != ".toc"
+    }
+
+
+def whooshs_writer(ix):
+    return SegmentWriter(ix, codec=WhooshWriterCodec(inlinelimit=codec()._inlinelimit), compound=False)
 
 
 def test_term_at_a_time_writes_the_same_bytes_as_whoosh(tmp_path):
-    (tmp_path / "ours").mkdir()
-    (tmp_path / "whoosh").mkdir()
-    ours = index_files(tmp_path / "ours", codec())
-    whoosh = index_files(tmp_path / "whoosh", WhooshWriterCodec(inlinelimit=codec()._inlinelimit))
-    assert set(ours) == {".trm", ".pst"} and len(ours[".pst"]) > 1000
+    ours = index_files(tmp_path / "ours", lambda ix: SegmentWriter(ix, codec=codec(), compound=False))
+    whoosh = index_files(tmp_path / "whoosh", whooshs_writer)
+    assert {"trm", "pst", "_abstract_len.col", "_stored.col"} <= set(ours) and len(ours["pst"]) > 1000
+    assert ours == whoosh
+
+
+def test_postings_grouped_by_term_write_the_same_bytes_as_whoosh(tmp_path):
+    ours = index_files(tmp_path / "ours", lambda ix: GroupingWriter(ix, codec=codec(), compound=False))
+    whoosh = index_files(tmp_path / "whoosh", whooshs_writer)
+    assert {"trm", "pst", "_abstract_len.col", "_stored.col"} <= set(ours) and len(ours["pst"]) > 1000
     assert ours == whoosh
 
 
