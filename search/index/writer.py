@@ -70,6 +70,7 @@ class GroupingWriter(SegmentWriter):
         fieldwriter = self.fieldwriter
         assert isinstance(fieldwriter, TermFieldWriter)  # checked when created
         for name in sorted(self._terms):
-            fieldwriter.add_field_terms(name, self.schema[name], self._terms[name])
+            if self._terms[name]:  # a field always empty has no entry in the terms file either
+                fieldwriter.add_field_terms(name, self.schema[name], self._terms[name])
         self._terms = {}
         fieldwriter.close()

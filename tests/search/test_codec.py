@@ -23,9 +23,15 @@ class WhooshWriterCodec(ReaderCodec):
 
 def documents() -> list[dict]:
     """The bundled abstracts, plus made-up ones whose words are in every paper (several posting
-    blocks), in a few dozen (one block) or in a handful (inlined)."""
+    blocks), in a few dozen (one block) or in a handful (inlined). Keywords are always empty."""
     docs = [
-        {"id": paper.id, "abstract": paper.abstract, "title": paper.title or "", "authors": " ; ".join(paper.authors)}
+        {
+            "id": paper.id,
+            "abstract": paper.abstract,
+            "title": paper.title or "",
+            "authors": " ; ".join(paper.authors),
+            "keywords": "",
+        }
         for paper in load_corpus().papers
     ]
     pick = random.Random(7)
