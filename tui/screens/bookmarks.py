@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.events import Resize
-from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from search import Bookmark, Row, display_label, shown
@@ -17,6 +17,7 @@ from tui.render import NAME_STYLE, links_text
 from tui.screens.main import NARROW_WIDTH
 from tui.screens.paper_actions import ALREADY_REMOVED, PAPER_BINDINGS, UNDO_TIMEOUT, PaperActions, removed_notice
 from tui.store_access import StoreAccess
+from tui.widgets.footer import KeyFooter
 from tui.widgets.header import AppHeader
 from tui.widgets.reader import SHOWN_CHARS
 from tui.widgets.results_list import DARK_ROWS, RowColors, row_text, venue_column_width
@@ -135,7 +136,7 @@ class BookmarksScreen(PaperActions[str | None]):
             yield OptionList(id="bookmark-list")
             with VerticalScroll(id="bookmark-view"):
                 yield Static(id="bookmark-body")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self._apply_width(self.app.size.width)

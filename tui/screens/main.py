@@ -15,7 +15,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.events import Resize
 from textual.timer import Timer
-from textual.widgets import Footer, Input, ProgressBar, Static
+from textual.widgets import Input, ProgressBar, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from search import Bookmark, Marks, SearchEngine, SearchResult, UserStore, bookmark_of
@@ -27,6 +27,7 @@ from tui.screens.discovery import DISCOVERY_BINDINGS, DiscoveryActions
 from tui.screens.getting import GET_BINDINGS, ListGetting
 from tui.screens.paper_actions import PAPER_BINDINGS, PaperActions
 from tui.store_access import StoreAccess
+from tui.widgets.footer import KeyFooter
 from tui.widgets.header import AppHeader
 from tui.widgets.reader import ReaderPane
 from tui.widgets.results_list import ResultsList, RowColors, row_text, venue_column_width
@@ -138,7 +139,7 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
             yield ResultsList(id="results")
             yield Splitter(id="splitter")
             yield ReaderPane(id="reader")
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
         self._colors = RowColors.for_theme(self.app.current_theme.dark)
