@@ -39,6 +39,7 @@ _UNDECOMPOSED = str.maketrans(
     {"ı": "i", "ø": "o", "Ø": "O", "ł": "l", "Ł": "L", "đ": "d", "Đ": "D", "æ": "ae", "œ": "oe"}
 )
 """Letters people type without their stroke that Unicode does not decompose."""
+_STROKED = frozenset(map(chr, _UNDECOMPOSED))
 
 
 def folded(word: str) -> str:
@@ -46,8 +47,14 @@ def folded(word: str) -> str:
     -> "schrodinger", "signiﬁcant" -> "significant"), so that a query typed in plain ASCII finds it."""
     if word.isascii():
         return word.lower()
-    plain = "".join(char for char in normalize("NFKD", word) if not combining(char))
-    return plain.translate(_UNDECOMPOSED).lower()
+    plain = normalize("NFKD", word)
+    chars = set(plain)  # translating is slow (a lookup per character): only for what is there
+    marks = {ord(char): None for char in chars if combining(char)}
+    if marks:
+        plain = plain.translate(marks)
+    if not chars.isdisjoint(_STROKED):
+        plain = plain.translate(_UNDECOMPOSED)
+    return plain.lower()
 
 
 class FoldFilter(Filter):

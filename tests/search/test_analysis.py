@@ -4,13 +4,15 @@ would miss what was indexed."""
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from whoosh.fields import TEXT
 
 from search.corpus.loader import load_corpus
-from search.index.analysis import LOWERCASE, STEMMING, FastText, stemmed_spans, stems
+from search.index.analysis import LOWERCASE, STEMMING, FastText, folded, stemmed_spans, stems
 from search.text.describe import describe
 from search.text.mathtext import searchable
 
@@ -112,6 +114,34 @@ def test_stemming_conflates_what_porter_conflates(words):
 def test_accents_ligatures_and_compatibility_forms_fold_to_what_people_type():
     assert stems("Schrödinger signiﬁcantly naïve Ｗｉｄｅ") == stems("schrodinger significantly naive wide")
     assert [token.text for token in LOWERCASE("Bernhard Schölkopf")] == ["bernhard", "scholkopf"]
+
+
+def folded_char_by_char(text: str) -> str:
+    """What folding means: decomposed, every combining mark dropped, stroked letters unstroked,
+    lower-cased (analysis.folded does it without a Python step per character)."""
+    plain = "".join(char for char in unicodedata.normalize("NFKD", text) if not unicodedata.combining(char))
+    return plain.translate(
+        str.maketrans({"ı": "i", "ø": "o", "Ø": "O", "ł": "l", "Ł": "L", "đ": "d", "Đ": "D", "æ": "ae", "œ": "oe"})
+    ).lower()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Łódź, Øresund, Kreı̆n and Đorđević: æsthetic œuvre",  # stroked letters, a decomposed breve
+        "the Schrödinger bridge, signiﬁcant, Ｗｉｄｅ, İstanbul, STRASSE Straße",
+        "x⃗ q͡u 𝅘𝅥𝅮 ᪰a",  # marks beyond the common accents, an astral one
+        "plain ascii stays as it is",
+    ],
+)
+def test_a_whole_text_folds_as_its_characters_do(text):
+    assert folded(text) == folded_char_by_char(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=40))
+def test_any_text_folds_as_its_characters_do(text):
+    assert folded(text) == folded_char_by_char(text)
 
 
 def test_single_letters_joined_by_a_hyphen_are_terms():
