@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import struct
 from array import array
+from hashlib import md5
 from itertools import groupby
 from operator import itemgetter
 from pickle import dumps
 
 from whoosh.codec.whoosh3 import W3Codec, W3FieldWriter, W3PostingsWriter, W3TermInfo
+from whoosh.filedb.filetables import OrderedHashWriter
 from whoosh.system import pack_ushort
 
 INLINE_POSTINGS = 16
@@ -49,6 +51,10 @@ class ReaderCodec(W3Codec):
 
 
 class TermFieldWriter(W3FieldWriter):
+    def __init__(self, codec, storage, segment) -> None:
+        super().__init__(codec, storage, segment)
+        self._tindex.__class__ = TermsTable  # the same object and state (the header is written)
+
     def _create_file(self, ext):
         structured = super()._create_file(ext)
         structured.file = CountingFile(structured.file)
@@ -102,6 +108,22 @@ class TermPostingsWriter(W3PostingsWriter):
             self._maxweight: float = max(self._maxweight, *weights)
 
 
+class TermsTable(OrderedHashWriter):
+    """Whoosh's terms table (an on-disk hash of field+term -> term info, in term order), each entry
+    written in one call instead of five."""
+
+    def add(self, key: bytes, value: bytes) -> None:
+        if key <= self.lastkey:
+            raise ValueError(f"Keys must increase: {self.lastkey!r}..{key!r}")
+        position = self.dbfile.tell()
+        self.index.append(position)
+        self.dbfile.write(_LENGTHS.pack(len(key), len(value)) + key + value)
+        hashed = int.from_bytes(md5(key, usedforsecurity=False).digest()[-4:])  # filetables.md5_hash
+        self.buckets[hashed & 255].append((hashed, position))
+        self.lastkey = key
+
+
+_LENGTHS = struct.Struct("!ii")  # filetables' key and value lengths
 _TERM_INFO = struct.Struct("!BfIBBfII")  # W3TermInfo's layout
 
 
