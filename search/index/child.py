@@ -1,14 +1,14 @@
 """Build index shards in a child process: `python -m search.index.child [--procs N] [--parent PID] < shards`.
 
-The app builds big corpora's shards in parallel child processes, and Whoosh's two-process writer
-(for one big shard) forks, which is unsafe in a process that runs threads (the app).
+The app builds big corpora's shards in parallel child processes, and a build of one big shard in two
+processes forks (shard.py), which is unsafe in a process that runs threads (the app).
 Stdin carries the pickled [(IndexLocation, papers), ...] from the parent (search/index/children.py), so
 the child indexes exactly the papers the app loaded without parsing any corpus file again.
 Progress goes to stdout as `progress DONE TOTAL` lines; the exit status says whether every shard
 was swapped in.
 
 A child dies with its parent (`die_with_parent`): quitting or killing the app must not leave builds
-of ~300 MB running for minutes. So must the processes Whoosh's writer forks from the child.
+of ~300 MB running for minutes. So must the process a build forks from the child.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ _watching = False
 def die_with_parent(parent: int, use_prctl: bool = True) -> None:
     """Exit when process `parent` exits or is killed, even by SIGKILL: on Linux the kernel sends this
     process SIGKILL then (PR_SET_PDEATHSIG); everywhere a thread polls the parent pid. A parent
-    already gone exits at once. Processes forked from this one later (Whoosh's multi-process writer)
+    already gone exits at once. Processes forked from this one later (a build in two halves)
     die with this one the same way."""
     global _watching
     if use_prctl:
@@ -75,7 +75,7 @@ def _watch_parent(parent: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m search.index.child")
-    parser.add_argument("--procs", type=int, default=1, help="processes for Whoosh's writer")
+    parser.add_argument("--procs", type=int, default=1, help="processes writing each shard (1 or 2)")
     parser.add_argument("--parent", type=int, default=None, help="exit when this process does")
     args = parser.parse_args(argv)
     die_with_parent(os.getppid() if args.parent is None else args.parent)

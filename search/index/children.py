@@ -22,7 +22,7 @@ def build_shards(missing, progress: Progress, cancel) -> dict:
     each given about the same amount of text. Returns the shards that were built; the caller
     builds any others itself."""
     loads = _split(missing, min(WORKERS, len(missing)))
-    procs = max(1, WORKERS // len(loads))  # a single child: Whoosh's two-process writer
+    procs = max(1, WORKERS // len(loads))  # a single child: it builds in two halves
     stop = cancel or threading.Event()
 
     def build_load(number: int, load) -> bool:

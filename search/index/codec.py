@@ -112,6 +112,8 @@ class TermsTable(OrderedHashWriter):
     """Whoosh's terms table (an on-disk hash of field+term -> term info, in term order), each entry
     written in one call instead of five."""
 
+    lastkey: bytes
+
     def add(self, key: bytes, value: bytes) -> None:
         if key <= self.lastkey:
             raise ValueError(f"Keys must increase: {self.lastkey!r}..{key!r}")

@@ -5,9 +5,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pickle
 import re
 import secrets
 import shutil
+import signal
 import tempfile
 import threading
 import time
@@ -224,7 +226,8 @@ def build(
 ) -> OpenIndex:
     """Build into a sibling temp dir, then rename it into place so readers never see half an index.
 
-    procs=2 uses Whoosh's two-process writer: only from a process that runs no threads (build.py)."""
+    procs=2 forks a second process to write half the papers: only from a process that runs no
+    threads of its own (child.py)."""
     location.root.mkdir(parents=True, exist_ok=True)
     temporary = Path(tempfile.mkdtemp(prefix=f".{location.path.name}.", dir=location.root))
     try:
@@ -304,36 +307,93 @@ def _opened(
 
 
 def _fill(ix, descriptions: Descriptions, on_progress: Progress | None, cancel, procs: int = 1):
-    """Add every paper; returns the result-list rows and each word's number of papers."""
-    if procs > 1:
-        writer = ix.writer(limitmb=512, procs=procs, multisegment=True, compound=False, codec=codec())
-    else:
-        writer = GroupingWriter(ix, compound=False, codec=codec())
-    total = len(descriptions)
-    rows: dict[str, tuple[str | None, str, bool]] = {}
-    vocabulary: Counter[str] = Counter()
+    """Add every paper; returns the result-list rows and each word's number of papers. With procs > 1
+    a forked process writes the first half (see _fill_in_two)."""
+    if procs > 1 and len(descriptions) > 1:
+        return _fill_in_two(ix, descriptions, on_progress, cancel)
+    writer = GroupingWriter(ix, compound=False, codec=codec())
     try:
-        for done, description in enumerate(descriptions, 1):
-            if cancel is not None and cancel.is_set():
-                raise IndexCancelled
-            paper = description.paper
-            text = searchable(description.rendered.text)
-            writer.add_document(
-                id=paper.id,
-                name=description.name or "",
-                title=paper.title or "",
-                abstract=text,
-                authors=" ; ".join(paper.authors),
-                keywords=" ; ".join(paper.keywords),
-            )
-            rows[paper.id] = (description.name, description.headline, description.has_code)
-            vocabulary.update(set(_WORD.findall(folded(f"{paper.title or ''} {text}"))))
-            if on_progress is not None and (done % 100 == 0 or done == total):
-                on_progress(done, total)
+        rows, vocabulary = _add(writer, descriptions, range(len(descriptions)), on_progress, cancel)
         writer.commit()
     except BaseException:
         writer.cancel()
         raise
+    return rows, vocabulary
+
+
+def _fill_in_two(ix, descriptions: Descriptions, on_progress: Progress | None, cancel):
+    """Two processes, each writing half the papers as a segment of its own (Whoosh searches an
+    index's segments as one): a forked process the first half, this one the second, then this one
+    lists both. For one big list on two CPUs. Fork only from a process that runs no threads of
+    its own (child.py)."""
+    total = len(descriptions)
+    half = total // 2
+    readable, writable = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the forked process: never returns
+        code = 1
+        try:
+            os.close(readable)
+            first = GroupingWriter(ix, _lk=False, compound=False, codec=codec())
+            rows, vocabulary = _add(first, descriptions, range(half), None, None)
+            segment = first._finalize_segment()
+            with os.fdopen(writable, "wb") as sending:
+                pickle.dump((segment, rows, vocabulary), sending)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(writable)
+    writer = GroupingWriter(ix, compound=False, codec=codec())
+
+    def report(done: int, _total: int) -> None:  # the halves go at about the same pace
+        if on_progress is not None:
+            on_progress(min(total - 1, 2 * (done - half)), total)
+
+    try:
+        rows, vocabulary = _add(writer, descriptions, range(half, total), report, cancel)
+        with os.fdopen(readable, "rb") as receiving:
+            written = receiving.read()
+        _, status = os.waitpid(pid, 0)
+        pid = 0
+        if status != 0 or not written:
+            raise OSError("the index build's other process failed")
+        segment, first_rows, first_vocabulary = pickle.loads(written)  # from our own fork: trusted
+        writer.commit(mergetype=lambda _writer, _segments: [segment])  # listed first: corpus order
+    except BaseException:
+        if pid:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        writer.cancel()
+        raise
+    if on_progress is not None:
+        on_progress(total, total)
+    return first_rows | rows, first_vocabulary + vocabulary
+
+
+def _add(writer, descriptions: Descriptions, numbers: range, on_progress: Progress | None, cancel):
+    """Add these papers to the writer; returns their result-list rows and each word's number of papers."""
+    total = len(descriptions)
+    rows: dict[str, tuple[str | None, str, bool]] = {}
+    vocabulary: Counter[str] = Counter()
+    for number in numbers:
+        if cancel is not None and cancel.is_set():
+            raise IndexCancelled
+        description = descriptions[number]
+        paper = description.paper
+        text = searchable(description.rendered.text)
+        writer.add_document(
+            id=paper.id,
+            name=description.name or "",
+            title=paper.title or "",
+            abstract=text,
+            authors=" ; ".join(paper.authors),
+            keywords=" ; ".join(paper.keywords),
+        )
+        rows[paper.id] = (description.name, description.headline, description.has_code)
+        vocabulary.update(set(_WORD.findall(folded(f"{paper.title or ''} {text}"))))
+        done = number + 1
+        if on_progress is not None and (done % 100 == 0 or done == total):
+            on_progress(done, total)
     return rows, vocabulary
 
 

@@ -567,7 +567,7 @@ PARENT_OF_WATCHED = textwrap.dedent(
 @pytest.mark.parametrize("how", ["prctl", "polling"])
 def test_a_child_and_the_processes_it_forks_die_with_the_parent(how):
     """With the kernel's parent-death signal (Linux) and with the portable parent watch alone; the
-    processes Whoosh's multi-process writer forks from a child die with it the same way."""
+    process a child forks to build half a shard dies with it the same way."""
     parent = _spawn(PARENT_OF_WATCHED, WATCHED_CHILD, how)
     pids: list[int] = []
     try:

@@ -221,7 +221,7 @@ def test_rebuild_replaces_a_damaged_index_with_sound_files(lists, capsys, right_
 
 
 def test_rebuild_by_child_processes_replaces_the_index_too(tmp_path, monkeypatch):
-    # One list built by one child with Whoosh's two-process writer: a shard of several segments.
+    # One list built by one child in two halves: a shard of two segments.
     monkeypatch.setattr("search.index.lifecycle.CHILD_BUILD_MIN_PAPERS", 10)
     monkeypatch.setattr("search.index.children.WORKERS", 2)
     path = tmp_path / "a.json"

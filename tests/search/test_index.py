@@ -138,6 +138,33 @@ def test_big_corpora_are_built_by_child_processes_in_parallel(tmp_path, monkeypa
     assert engine.search("graphs").total == 90
 
 
+def test_one_big_list_is_built_in_two_halves_that_search_as_one(tmp_path, monkeypatch):
+    """One list to index on two CPUs: its child forks, each process writes half the papers as a
+    segment, and searching them gives what one process's index gives, ties in corpus order."""
+    topics = ["graphs", "trees", "kernels", "graphs and trees", "proteins"]
+    abstracts = [f"Paper {i} on {topics[i % 5]}, marker{i} and {'deep ' * (i % 3)}learning." for i in range(300)]
+    path = corpus_file(tmp_path, abstracts)
+    whole = SearchEngine(load_corpus([path]), tmp_path / "whole")
+    whole.ensure_index()
+    monkeypatch.setattr("search.index.lifecycle.CHILD_BUILD_MIN_PAPERS", 10)
+    monkeypatch.setattr("search.index.children.WORKERS", 2)
+    calls = []
+    halves = SearchEngine(load_corpus([path]), tmp_path / "halves")
+    status = halves.ensure_index(on_progress=lambda done, total: calls.append((done, total)))
+    (shard,) = status.paths
+    assert len(list(shard.glob("*.trm"))) == 2  # two segments
+    assert calls[-1] == (300, 300) and [done for done, _ in calls] == sorted(done for done, _ in calls)
+    for query in ["graphs", "learning", "deep learning", '"graphs and trees"', "marker7", "marker299", "kern*"]:
+        # the same hits in the same order: papers of equal score come in corpus order in both
+        expected = whole.search(query, limit=400)
+        found = halves.search(query, limit=400)
+        assert (found.total, [(hit.paper_id, hit.score) for hit in found.hits]) == (
+            expected.total,
+            [(hit.paper_id, hit.score) for hit in expected.hits],
+        ), query
+    assert halves.related("list.json-7") == whole.related("list.json-7")
+
+
 def test_child_builds_get_equal_amounts_of_text():
     from search.index.children import _split, _work
     from search.models import Paper
