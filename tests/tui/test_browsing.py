@@ -449,3 +449,31 @@ async def test_result_rows_look_exactly_as_the_option_list_would_draw_them(make_
                 textual = OptionList._get_option_render(results, option, style)
                 assert [ansi(list(line)) for line in ours] == [ansi(list(line)) for line in textual]
                 assert ours[0].cell_length == textual[0].cell_length
+
+
+async def test_a_result_of_another_length_keeps_the_scrollbar_right_without_laying_out_the_screen(tmp_path):
+    """The list's length changes with nearly every keystroke; only when its scrollbar comes or goes
+    does the screen need laying out again (a layout costs a keystroke about 20 ms)."""
+    app = ReaderApp(engine_of(tmp_path, long_titles(450), long_titles(30, "ICML 2019", "tree")), store=UserStore())
+    async with app.run_test(size=NARROW) as pilot:
+        await settle(pilot, app)
+        results = app.screen.query_one(ResultsList)
+        layouts = []  # what the list asks of the screen
+        refresh = results.refresh
+        results.refresh = lambda *regions, **kwargs: layouts.append(kwargs.get("layout")) or refresh(*regions, **kwargs)
+
+        async def search(query: str) -> tuple[bool, int]:
+            """Whether the scrollbar shows, and the column of the first row's ellipsis."""
+            app.screen.query_one(SearchBox).value = query
+            await settle(pilot, app)
+            assert len(results.paper_ids) == min(200, app.screen.result.total) > 0, query
+            return results.show_vertical_scrollbar, row_line(app, 0).index("…")
+
+        long_list = await search("graph")
+        assert long_list[0] and len(results.paper_ids) == 200
+        layouts.clear()
+        assert await search("tree") == long_list and len(results.paper_ids) == 30  # still longer than the pane
+        assert layouts and not any(layouts)  # repainted, not laid out
+        scrolled, ellipsis = await search("0001")  # two papers: no scrollbar, the rows one scrollbar wider
+        assert not scrolled and ellipsis > long_list[1]
+        assert await search("graph") == long_list

@@ -176,8 +176,12 @@ class ResultsList(OptionList):
         width = self.scrollable_content_region.width - self._get_left_gutter_width()
         size = Size(width, len(cache.lines))
         if size != self.virtual_size:
-            self.virtual_size = size
+            # The list's box is the pane's whatever its length, so a new length needs no layout of the
+            # screen (20 ms, after most keystrokes): only the scrollbar, whose showing or hiding does
+            # lay out (Textual's own reactive).
+            self.set_reactive(ResultsList.virtual_size, size)
             self._scroll_update(size)
+            self.refresh()
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self.options)
