@@ -43,9 +43,8 @@ def build_shards(missing, progress: Progress, cancel) -> dict:
 
 
 def _work(shard) -> int:
-    """How long a shard takes to index, in characters: measured on the real lists, a paper costs
-    about what 30 characters of abstract cost (markup conversion and analysis read every one)."""
-    return sum(len(paper.abstract) + 30 for paper in shard[1])
+    """How long a shard takes to index (see shard.work)."""
+    return sum(map(index_module.work, shard[1]))
 
 
 def _split(shards: list, count: int) -> list[list]:

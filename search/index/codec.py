@@ -61,8 +61,8 @@ class TermFieldWriter(W3FieldWriter):
         return structured
 
     def add_postings(self, schema, lengths, items):
-        """Write (field, term bytes, docnum, weight, value) postings sorted by field, term, docnum
-        (Whoosh's own pool and its multi-process writer give them so).
+        """Write (field, term bytes, docnum, weight, value) postings sorted by field, term, docnum,
+        as Whoosh's own SegmentWriter gives them from its pool (writer.py groups them instead).
 
         Without length statistics (lengths is None) and spelling fields (docnum -1), which this
         schema never has; anything else goes through Whoosh's own loop."""

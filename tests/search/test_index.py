@@ -4,6 +4,7 @@ import json
 import os
 
 import pytest
+from whoosh import index as whoosh_index
 
 from search.corpus.loader import load_corpus
 from search.engine import SearchEngine
@@ -139,20 +140,27 @@ def test_big_corpora_are_built_by_child_processes_in_parallel(tmp_path, monkeypa
 
 
 def test_one_big_list_is_built_in_two_halves_that_search_as_one(tmp_path, monkeypatch):
-    """One list to index on two CPUs: its child forks, each process writes half the papers as a
-    segment, and searching them gives what one process's index gives, ties in corpus order."""
+    """One list to index on two CPUs: its child forks, each process writes about half the text as a
+    segment, and the index searches as one process's index of the list does, ties in corpus order,
+    with the same result rows and spelling words."""
     topics = ["graphs", "trees", "kernels", "graphs and trees", "proteins"]
-    abstracts = [f"Paper {i} on {topics[i % 5]}, marker{i} and {'deep ' * (i % 3)}learning." for i in range(300)]
+    long = " ".join(f"filler{n}" for n in range(60))  # the first papers are long: fewer of them make half
+    abstracts = [
+        f"Paper {i} on {topics[i % 5]}, marker{i} and {'deep ' * (i % 3)}learning. {long if i < 60 else ''}"
+        for i in range(300)
+    ]
     path = corpus_file(tmp_path, abstracts)
     whole = SearchEngine(load_corpus([path]), tmp_path / "whole")
-    whole.ensure_index()
+    (whole_shard,) = whole.ensure_index().paths
     monkeypatch.setattr("search.index.lifecycle.CHILD_BUILD_MIN_PAPERS", 10)
     monkeypatch.setattr("search.index.children.WORKERS", 2)
     calls = []
     halves = SearchEngine(load_corpus([path]), tmp_path / "halves")
     status = halves.ensure_index(on_progress=lambda done, total: calls.append((done, total)))
     (shard,) = status.paths
-    assert len(list(shard.glob("*.trm"))) == 2  # two segments
+    with whoosh_index.open_dir(str(shard)).reader() as reader:
+        first, second = [leaf.doc_count_all() for leaf, _ in reader.leaf_readers()]
+    assert first + second == 300 and 30 < first < 60  # split by text: most of it is in the long papers
     assert calls[-1] == (300, 300) and [done for done, _ in calls] == sorted(done for done, _ in calls)
     for query in ["graphs", "learning", "deep learning", '"graphs and trees"', "marker7", "marker299", "kern*"]:
         # the same hits in the same order: papers of equal score come in corpus order in both
@@ -163,6 +171,8 @@ def test_one_big_list_is_built_in_two_halves_that_search_as_one(tmp_path, monkey
             [(hit.paper_id, hit.score) for hit in expected.hits],
         ), query
     assert halves.related("list.json-7") == whole.related("list.json-7")
+    for side_file in ("rows.json", "words.txt"):
+        assert (shard / side_file).read_text(encoding="utf-8") == (whole_shard / side_file).read_text(encoding="utf-8")
 
 
 def test_child_builds_get_equal_amounts_of_text():
