@@ -120,7 +120,7 @@ class TermsTable(OrderedHashWriter):
         position = self.dbfile.tell()
         self.index.append(position)
         self.dbfile.write(_LENGTHS.pack(len(key), len(value)) + key + value)
-        hashed = int.from_bytes(md5(key, usedforsecurity=False).digest()[-4:])  # filetables.md5_hash
+        hashed = int.from_bytes(md5(key, usedforsecurity=False).digest()[-4:], "big")  # filetables.md5_hash
         self.buckets[hashed & 255].append((hashed, position))
         self.lastkey = key
 

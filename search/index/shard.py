@@ -232,8 +232,8 @@ def build(
 ) -> OpenIndex:
     """Build into a sibling temp dir, then rename it into place so readers never see half an index.
 
-    procs=2 forks a second process to write half the papers: only from a process that runs no
-    threads of its own (child.py)."""
+    procs=2 forks a second process to write about half the papers: only from child.py, whose only
+    other thread watches its parent."""
     location.root.mkdir(parents=True, exist_ok=True)
     temporary = Path(tempfile.mkdtemp(prefix=f".{location.path.name}.", dir=location.root))
     try:

@@ -21,6 +21,7 @@ class GroupingWriter(SegmentWriter):
     def __init__(self, ix, **kwargs) -> None:
         super().__init__(ix, **kwargs)
         if self.segments or not isinstance(self.fieldwriter, TermFieldWriter):
+            self.cancel()  # releases the index's lock
             raise ValueError("GroupingWriter writes a new index with the app's codec")
         self._terms: dict[str, dict[bytes, list]] = {}
         """field -> term -> its postings, flat: paper, weight, value, paper, weight, value, ..."""
