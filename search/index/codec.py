@@ -8,10 +8,10 @@ block, pickled and compressed. Most terms are rare, so inlining lists of up to 1
 cold build about 20% faster and the index smaller; readers handle inlined lists already.
 
 Term at a time: Whoosh's FieldWriter.add_postings makes four Python calls per posting (a million
-for the 10,750 real papers). The writer below takes each term's postings at once (grouped as they
-were added, writer.py, or from Whoosh's sorted pool); a rare term's inlined entry is packed
-directly, a common term's postings fill blocks in slices. The files' positions are counted rather
-than asked of the OS.
+for the 10,750 real papers). The field writer below takes each term's postings at once, grouped as
+they were added (writer.py); a rare term's inlined entry is packed directly, a common term's
+postings fill blocks in slices. Whoosh's own SegmentWriter, with this codec, still works through
+Whoosh's loop. The files' positions are counted rather than asked of the OS.
 
 Segments record their codec's class, so opening an index imports this module (shard.py does)."""
 
@@ -20,8 +20,6 @@ from __future__ import annotations
 import struct
 from array import array
 from hashlib import md5
-from itertools import groupby
-from operator import itemgetter
 from pickle import dumps
 
 from whoosh.codec.whoosh3 import W3Codec, W3FieldWriter, W3PostingsWriter, W3TermInfo
@@ -32,9 +30,6 @@ INLINE_POSTINGS = 16
 
 if not hasattr(W3TermInfo, "set_inline"):  # the missing name, exactly as the writer calls it
     W3TermInfo.set_inline = W3TermInfo.set_inlined
-
-_FIELD = itemgetter(0)
-_TERM = itemgetter(1)
 
 
 class ReaderCodec(W3Codec):
@@ -59,21 +54,6 @@ class TermFieldWriter(W3FieldWriter):
         structured = super()._create_file(ext)
         structured.file = CountingFile(structured.file)
         return structured
-
-    def add_postings(self, schema, lengths, items):
-        """Write (field, term bytes, docnum, weight, value) postings sorted by field, term, docnum,
-        as Whoosh's own SegmentWriter gives them from its pool (writer.py groups them instead).
-
-        Without length statistics (lengths is None) and spelling fields (docnum -1), which this
-        schema never has; anything else goes through Whoosh's own loop."""
-        if lengths is not None or any(field.separate_spelling() for _, field in schema.items()):
-            return super().add_postings(schema, lengths, items)
-        for fieldname, field_postings in groupby(items, _FIELD):
-            terms = {
-                btext: [value for posting in grouped for value in posting[2:]]
-                for btext, grouped in groupby(field_postings, _TERM)
-            }
-            self.add_field_terms(fieldname, schema[fieldname], terms)
 
     def add_field_terms(self, fieldname: str, fieldobj, terms: dict[bytes, list]) -> None:
         """Write one field's terms, each with its postings flat and in paper order: paper, weight,

@@ -14,9 +14,11 @@ import tempfile
 import threading
 import time
 import zlib
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import Path
 from typing import NoReturn
 
@@ -393,13 +395,8 @@ def _write_first_papers(ix, descriptions: Descriptions, count: int, readable: in
 
 def _halfway(descriptions: Descriptions) -> int:
     """How many of the first papers make about half the work (papers differ: see work())."""
-    works = [work(paper) for paper in descriptions.papers]
-    done, half = 0, sum(works) / 2
-    for number, paper_work in enumerate(works):
-        done += paper_work
-        if done >= half:
-            return max(1, min(number + 1, len(works) - 1))
-    return len(works) // 2
+    done = list(accumulate(map(work, descriptions.papers)))
+    return max(1, min(len(done) - 1, bisect_left(done, done[-1] / 2) + 1))
 
 
 def work(paper: Paper) -> int:

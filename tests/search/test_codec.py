@@ -63,7 +63,8 @@ def whooshs_writer(ix):
     return SegmentWriter(ix, codec=WhooshWriterCodec(inlinelimit=codec()._inlinelimit), compound=False)
 
 
-def test_term_at_a_time_writes_the_same_bytes_as_whoosh(tmp_path):
+def test_whooshs_writer_with_the_codec_writes_the_same_bytes_as_whoosh(tmp_path):
+    """The terms table and counted positions, under Whoosh's posting-at-a-time loop."""
     ours = index_files(tmp_path / "ours", lambda ix: SegmentWriter(ix, codec=codec(), compound=False))
     whoosh = index_files(tmp_path / "whoosh", whooshs_writer)
     assert {"trm", "pst", "_abstract_len.col", "_stored.col"} <= set(ours) and len(ours["pst"]) > 1000
