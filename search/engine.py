@@ -6,7 +6,7 @@ import dataclasses
 import re
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -74,7 +74,8 @@ class SearchEngine:
         """The open index (lifecycle.OpenedIndex) the runner searches."""
         self._files_checked = 0.0
         self._lock = threading.Lock()
-        self._stored_rows: dict[str, Row] = {}
+        self._stored_rows: Mapping[str, Sequence] = {}
+        """paper id -> the index's stored (name, headline, has_code)."""
         self.describe = lru_cache(maxsize=None)(self._describe)
         self._list_of = lru_cache(maxsize=None)(list_name)
         self._lists_of = lru_cache(maxsize=None)(self._paper_lists)
@@ -126,7 +127,7 @@ class SearchEngine:
         """The result-list row, from the index when it has it: no markup conversion needed."""
         stored = self._stored_rows.get(paper_id)
         if stored is not None:
-            return stored
+            return Row(*stored)
         description = self.describe(paper_id)
         return Row(description.name, description.headline, description.has_code)
 
@@ -134,7 +135,7 @@ class SearchEngine:
         """A row that never converts markup: the stored one, or the title or raw first words."""
         stored = self._stored_rows.get(paper_id)
         if stored is not None:
-            return stored
+            return Row(*stored)
         paper = self.paper(paper_id)
         return Row(None, quick_headline(paper), bool(paper.github))
 
@@ -177,7 +178,7 @@ class SearchEngine:
         runner = GuardedRunner(QueryRunner(opened.indexes, opened.words, opened.counts), self)
         if self._runner is not None:
             self._runner.close()
-        self._stored_rows = {key: Row(*row) for key, row in opened.rows.items()}
+        self._stored_rows = opened.rows  # a Row is made when asked for: 40 a screen, not 100,000 a start
         self._runner, self._searched = runner, opened
         self._files_checked = time.monotonic()
 

@@ -49,8 +49,8 @@ class OpenedIndex:
 
     indexes: list
     """One Whoosh index per corpus file, searched as one."""
-    rows: dict[str, tuple[str | None, str, bool]]
-    """paper id -> (name, headline, has_code), as stored by the builds."""
+    rows: dict[str, Sequence]
+    """paper id -> (name, headline, has_code), as stored by the builds (a list when read from disk)."""
     words: list[str]
     """The sorted vocabulary of all shards."""
     counts: list[int]
@@ -186,7 +186,7 @@ class ShardedIndex:
 
 def _merged(shards: list[shard.OpenIndex | None]) -> OpenedIndex:
     """One set of side data over all shards (every shard is open by now: builds raise otherwise)."""
-    rows: dict[str, tuple[str | None, str, bool]] = {}
+    rows: dict[str, Sequence] = {}
     vocabulary: Counter[str] = Counter()
     for opened in shards:
         assert opened is not None

@@ -16,7 +16,7 @@ import time
 import zlib
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 from pathlib import Path
@@ -97,19 +97,12 @@ def locate(root: Path, source: str, papers: Sequence[Paper]) -> IndexLocation:
     set_hash = _source_key(source)
     content = hashlib.sha256(f"{SCHEMA_VERSION}\0{__version__}\0{MANIFEST_FORMAT}".encode())
     for paper in papers:
-        for value in (
-            paper.id,
-            paper.abstract,
-            paper.title or "",
-            paper.venue or "",
-            *paper.authors,
-            "\1",
-            *paper.keywords,
-        ):
-            content.update(value.encode("utf-8", "surrogatepass"))
-            content.update(b"\0")
+        # Each value ended by a NUL, one update per paper (one per value took a second at 100,000 papers).
+        values = [paper.id, paper.abstract, paper.title or "", paper.venue or "", *paper.authors, "\1", *paper.keywords]
         if paper.github:  # decides has_code in the stored rows (a merged paper may take it from another list)
-            content.update(b"\2" + paper.github.encode("utf-8", "surrogatepass") + b"\0")
+            values.append("\2" + paper.github)
+        values.append("")
+        content.update("\0".join(values).encode("utf-8", "surrogatepass"))
     return IndexLocation(root, set_hash, content.hexdigest()[:16])
 
 
@@ -118,8 +111,9 @@ class OpenIndex:
     """An open Whoosh index plus its side data, read without touching Whoosh's stored fields."""
 
     ix: object
-    rows: dict[str, tuple[str | None, str, bool]]
-    """paper id -> (name, headline, has_code): the result list, without markup conversion."""
+    rows: Mapping[str, Sequence]
+    """paper id -> (name, headline, has_code): the result list, without markup conversion (a list
+    when read from rows.json)."""
     words: list[str]
     """Sorted vocabulary of the plain texts, for spelling correction and completing typed words."""
     counts: list[int]
@@ -165,7 +159,6 @@ def open_checked(location: IndexLocation) -> tuple[OpenIndex | None, bool]:
         fields = (location.path / WORDS_FILE).read_text(encoding="utf-8").split()  # word, count, word, ...
         if len(fields) % 2:
             return None, True
-        rows = {key: tuple(row) for key, row in rows.items()}
         return OpenIndex(ix, rows, fields[0::2], list(map(int, fields[1::2])), *checked), False
     except Exception:  # noqa: BLE001 - a damaged index is rebuilt, never trusted
         return None, True
@@ -305,7 +298,7 @@ def build_in_memory(descriptions: Descriptions, on_progress: Progress | None = N
 
 def _opened(
     ix,
-    rows: dict[str, tuple[str | None, str, bool]],
+    rows: Mapping[str, Sequence],
     vocabulary: Counter[str],
     manifest: str = "",
     stamps: Stamps | None = None,

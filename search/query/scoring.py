@@ -43,8 +43,9 @@ from operator import itemgetter
 from typing import TypeVar
 
 from whoosh import query as wq
-from whoosh.codec.whoosh3 import W3LeafMatcher
+from whoosh.codec.whoosh3 import LENGTHS_COLUMN, W3LeafMatcher
 from whoosh.reading import TermNotFound
+from whoosh.util.numeric import byte_to_length
 
 from search.query.budget import CHECK_EVERY
 
@@ -403,10 +404,27 @@ class TermScorer:
         key = (number, field)
         lengths = self._lengths.get(key)
         if lengths is None:
-            length_of = segment.doc_field_length
-            lengths = [length_of(doc, field, 0) or 0 for doc in range(segment.doc_count_all())]  # (None: no length)
-            self._lengths[key] = lengths
+            lengths = self._lengths[key] = field_lengths(segment, field)
         return lengths
+
+
+_LENGTH_OF_BYTE = [0, *map(byte_to_length, range(1, 256))]
+"""Whoosh stores a document's field length as one byte, 0 for none."""
+
+
+def field_lengths(segment, field: str) -> list[int]:
+    """Every document's length of `field` in one segment (0 where it has none): what Whoosh's
+    doc_field_length says, read from its lengths column in one go (one call per document took a
+    second for the first query at 100,000 papers)."""
+    count = segment.doc_count_all()
+    if not count:  # an empty index's reader has no columns at all
+        return []
+    column = segment._perdoc._cached_reader(f"_{field}_len", LENGTHS_COLUMN)
+    if column is None:  # no document has the field
+        return [0] * count
+    stored = column._dbfile.get(column._basepos, column._count)  # one byte per document, then the default
+    lengths = [_LENGTH_OF_BYTE[byte] for byte in stored[:count]]
+    return lengths + [0] * (count - len(lengths))
 
 
 def _unlimited() -> None:

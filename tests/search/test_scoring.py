@@ -7,7 +7,7 @@ from math import log
 import pytest
 from whoosh import query as wq
 
-from search.query.scoring import ADJACENT, EVERY_WORD, FIELD_WEIGHTS, K1, B, Ranked, TermScorer
+from search.query.scoring import ADJACENT, EVERY_WORD, FIELD_WEIGHTS, K1, B, Ranked, TermScorer, field_lengths
 
 SEED_QUERIES = [
     "compression",
@@ -218,3 +218,27 @@ def test_not_excludes_every_paper_with_the_word(seed_engine):
 def test_asking_for_no_hits_gives_none(seed_engine):
     scorer = seed_engine._runner.runner._scorer
     assert scorer.top(Ranked({1: 1.0, 2: 1.0}, []), 0) == []
+
+
+def test_field_lengths_read_in_one_go_are_whooshs_per_document_lengths(engine_over, seed_engine):
+    """field_lengths reads Whoosh's lengths column directly (a private layout, docs/ARCHITECTURE.md):
+    it must say what doc_field_length says for every document, where a field is missing too (the
+    last papers without a title, a field no paper has) and for a length stored approximately."""
+    long = {"id": "long", "title": "Long", "abstract": " ".join(f"word{n}" for n in range(3000))}
+    untitled = [{"id": f"u{n}", "abstract": "An abstract about graphs without any title."} for n in range(3)]
+    engine = engine_over({"lengths.json": [GRAPHS[0], long, *untitled]})
+    for checked in (engine, seed_engine):
+        for segment, _ in checked._runner._searcher.reader().leaf_readers():
+            for field in ("title", "abstract", "authors", "keywords"):
+                expected = [segment.doc_field_length(doc, field, 0) or 0 for doc in range(segment.doc_count_all())]
+                assert field_lengths(segment, field) == expected, field
+    lengths = [field_lengths(s, "title") for s, _ in engine._runner._searcher.reader().leaf_readers()]
+    assert [length for part in lengths for length in part][-3:] == [0, 0, 0]
+    assert (
+        max(
+            length
+            for part in (field_lengths(s, "abstract") for s, _ in engine._runner._searcher.reader().leaf_readers())
+            for length in part
+        )
+        > 2000
+    )
