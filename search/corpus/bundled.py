@@ -46,6 +46,10 @@ def bundled_paths() -> list[Path]:
     return sorted(Path(str(entry)) for entry in folder.iterdir() if entry.name.endswith(".txt"))
 
 
+def facts_path() -> Path:
+    return Path(str(resources.files("assets").joinpath(FACTS_FILE)))
+
+
 def is_bundled(path: Path, bundled: Sequence[Path] | None = None) -> bool:
     resolved = path.resolve()
     return any(resolved == candidate.resolve() for candidate in bundled or bundled_paths())
@@ -54,7 +58,7 @@ def is_bundled(path: Path, bundled: Sequence[Path] | None = None) -> bool:
 @lru_cache(maxsize=1)
 def facts() -> tuple[Fact, ...]:
     """The facts shipped in assets/ (read once)."""
-    data = json.loads(resources.files("assets").joinpath(FACTS_FILE).read_text(encoding="utf-8"))
+    data = json.loads(facts_path().read_text(encoding="utf-8"))
     return tuple(_fact(record) for record in data["papers"])
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, fields
 from operator import attrgetter
 from pathlib import Path
 
+from search.corpus import snapshot
 from search.corpus.bundled import bundled_paths, is_bundled, with_facts
 from search.corpus.formats import CorpusError, Parsed, parse
 from search.corpus.formats.common import stable_id
@@ -51,6 +52,12 @@ def load_corpus(
     is checked is exactly what the caller then copies."""
     bundled = bundled_paths()
     files = [Path(p) for p in paths] if paths else bundled
+    key = (
+        snapshot.stamps(files, MAX_CORPUS_BYTES) if contents is None else None
+    )  # taken before reading: a change meanwhile shows next time
+    saved = snapshot.read(key) if key is not None else None
+    if saved is not None:
+        return Corpus(**saved)
     found: list[Paper] = []
     skipped = 0
     venues: list[str] = []
@@ -78,7 +85,10 @@ def load_corpus(
     names = venues or [shown(p.stem) for p in files]
     name = ", ".join(names) if len(names) <= 3 else f"{names[0]}, {names[1]} and {len(names) - 2} more"
     sources = tuple(str(p) for p in files)
-    return Corpus(name, papers, sources, skipped, merged.duplicates, tuple(problems), merged.aliases)
+    corpus = Corpus(name, papers, sources, skipped, merged.duplicates, tuple(problems), merged.aliases)
+    if key is not None and not problems:
+        snapshot.write(key, {field.name: getattr(corpus, field.name) for field in fields(Corpus)})
+    return corpus
 
 
 _PAPER_FIELDS = attrgetter(*(f.name for f in fields(Paper)))

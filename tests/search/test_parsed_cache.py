@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from search import paths
-from search.corpus import loader, parsed
+from search.corpus import loader, parsed, snapshot
 from search.corpus.loader import CorpusError, load_corpus
 
 RECORDS = [
@@ -19,6 +19,13 @@ RECORDS = [
     {"id": "p2", "title": "Diffusion", "abstract": "Denoising $x^2$.", "keywords": "diffusion; score", "year": 2024},
     {"id": "p3", "title": "No abstract"},
 ]
+
+
+@pytest.fixture(autouse=True)
+def each_file_from_its_own_entry(monkeypatch):
+    """Without the saved whole corpus (snapshot.py, tested in test_corpus_snapshot.py), which would
+    answer a second load of unchanged files before any file's entry is read."""
+    monkeypatch.setattr(snapshot, "read", lambda key: None)
 
 
 def write_list(folder: Path, records=RECORDS, name: str = "conf2024.json") -> Path:

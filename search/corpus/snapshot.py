@@ -1,0 +1,189 @@
+"""The whole loaded corpus kept in the cache dir, so a start whose files are all unchanged reads one
+file instead of reading each file's parse, checking every row and merging the lists again (at
+100,000 papers: about 15 s of reading, checking and merging become about 1.5 s).
+
+An entry is keyed by the files given, in order, each with the stamp that parsed.py compares (path,
+device, inode, size, mode, modification and change time), by the engine's code (parsed.py's
+digest, which also covers the bundled facts' reader) and the version of Python's marshal format.
+It is written with marshal, which only builds plain values (no code runs when it is read), and
+sealed with a keyed hash: the key is a random file beside the entries, in a folder only the user
+can read (a key or folder others could read or that another user owns is not used), so an entry is
+trusted only if this user's reader wrote it, and one byte changed anywhere makes it a miss. Anything else (a missing or unreadable key, a damaged entry, a corpus with problems) only
+costs the slower load. Like parsed.py's entries it is derived data: deleting it costs one start.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import marshal
+import os
+import stat
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import fields as dataclass_fields
+from operator import attrgetter
+from pathlib import Path
+from typing import Any
+
+from search import paths
+from search.corpus import parsed
+from search.corpus.bundled import facts_path
+from search.models import Paper
+from search.untrusted import read_bytes
+
+CACHE_FOLDER = "corpus"
+KEY_FILE = "key"
+KEPT_ENTRIES = 3
+"""Sets of files kept (the app's default set, and a few --corpus sets); each holds every paper."""
+_MAGIC = b"iclr-reader corpus 1\n"
+_SEAL = 32
+_KEY_BYTES = 64
+_MAX_ENTRY_BYTES = 4 << 30
+_STALE_WRITE_SECONDS = 3600
+_PAPER_FIELDS = attrgetter(*(field.name for field in dataclass_fields(Paper)))
+
+
+def stamps(files: Sequence[Path], limit: int) -> tuple | None:
+    """What decides whether a saved corpus is still the corpus of these files; None when one of them
+    is not a regular file of at most `limit` bytes (the loader refuses or reports it)."""
+    found: list[Any] = [parsed.code_digest(), marshal.version]
+    for path in (*files, facts_path()):  # the facts give the bundled list its titles
+        try:
+            status = os.stat(path)
+        except (OSError, ValueError):
+            return None
+        if not stat.S_ISREG(status.st_mode) or status.st_size > limit:
+            return None
+        # As given and absolute: papers name their file as it was given.
+        found.append((str(path), os.path.abspath(path), status.st_dev, status.st_ino, status.st_size, status.st_mode))
+        found.append((status.st_mtime_ns, status.st_ctime_ns))
+    return tuple(found)
+
+
+def read(key: tuple) -> dict[str, Any] | None:
+    """The corpus saved under `key` (Corpus's fields, papers as Paper), or None."""
+    secret = _key(create=False)
+    if secret is None:
+        return None
+    try:
+        data = read_bytes(_entry(key), limit=_MAX_ENTRY_BYTES)
+        body = memoryview(data)[len(_MAGIC) + _SEAL :]  # a view: no second copy of every abstract
+        seal = data[len(_MAGIC) : len(_MAGIC) + _SEAL]
+        if not data.startswith(_MAGIC) or not hmac.compare_digest(seal, _sealed(secret, body)):
+            return None
+        saved_key, fields = marshal.loads(body)
+        if saved_key != key:
+            return None
+        fields["papers"] = tuple([Paper(*row) for row in fields["papers"]])
+        return fields
+    except Exception:  # noqa: BLE001 - any entry that cannot be read is a miss, never an error
+        return None
+
+
+def write(key: tuple, fields: dict[str, Any]) -> None:
+    """Save a loaded corpus (Corpus's fields) under `key`; a failure only costs the next start."""
+    secret = _key(create=True)
+    if secret is None:
+        return
+    fields = {**fields, "papers": list(map(_PAPER_FIELDS, fields["papers"]))}
+    try:
+        body = marshal.dumps((key, fields))
+        entry = _entry(key)
+        descriptor, temporary = tempfile.mkstemp(prefix=".writing-", dir=entry.parent)
+        try:
+            with os.fdopen(descriptor, "wb") as file:
+                file.write(_MAGIC + _sealed(secret, body))
+                file.write(body)
+            os.replace(temporary, entry)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
+        _prune(entry.parent)
+    except (OSError, ValueError):
+        pass
+
+
+def _entry(key: tuple) -> Path:
+    files = repr([ident[:2] for ident in key[2::2]]).encode("utf-8", "surrogatepass")  # new stamps replace the entry
+    return _folder() / f"{hashlib.sha256(files).hexdigest()[:20]}.bin"
+
+
+def _sealed(secret: bytes, body: bytes | memoryview) -> bytes:
+    return hmac.new(secret, body, hashlib.blake2b).digest()[:_SEAL]
+
+
+def _key(create: bool) -> bytes | None:
+    """This user's sealing key, made once; None when it cannot be had. A folder or key that others
+    could read is not used: with `create`, the folder is made private again and given a new key."""
+    folder = _folder()
+    if not _private(folder):
+        if not create:
+            return None
+        try:
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if os.stat(folder).st_uid != os.getuid():
+                return None
+            os.chmod(folder, 0o700)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(folder / KEY_FILE)  # others may have read it
+        except OSError:
+            return None
+    path = folder / KEY_FILE
+    with contextlib.suppress(OSError):
+        with open(path, "rb") as file:
+            private = _private(file.fileno())
+            secret = file.read(_KEY_BYTES + 1)
+        if private and len(secret) == _KEY_BYTES:
+            return secret
+        if not create:
+            return None
+        os.unlink(path)  # cut short, or readable by others: replaced
+    if not create:
+        return None
+    try:
+        descriptor, temporary = tempfile.mkstemp(prefix=".key-", dir=folder)  # mode 0600
+        try:
+            with os.fdopen(descriptor, "wb") as file:
+                file.write(os.urandom(_KEY_BYTES))
+            os.link(temporary, path)  # whole or not at all, and never over a key another instance made
+        finally:
+            os.unlink(temporary)
+    except FileExistsError:
+        pass
+    except OSError:
+        return None
+    return _key(create=False)
+
+
+def _private(where: Path | int) -> bool:
+    """Owned by this user, and no one else may read or write it."""
+    try:
+        status = os.stat(where)
+    except OSError:
+        return False
+    return status.st_uid == os.getuid() and not status.st_mode & 0o077
+
+
+def _folder() -> Path:
+    return paths.cache_dir() / CACHE_FOLDER
+
+
+def _prune(folder: Path) -> None:
+    """Keep the KEPT_ENTRIES newest entries, and no temporary file a killed writer left behind."""
+    now = time.time()
+    entries = []
+    for child in folder.iterdir():
+        with contextlib.suppress(OSError):
+            written = child.stat().st_mtime
+            if child.name.startswith(".writing-"):
+                if now - written > _STALE_WRITE_SECONDS:
+                    child.unlink()
+            elif child.suffix == ".bin":
+                entries.append((written, child))
+    for _, child in sorted(entries, reverse=True)[KEPT_ENTRIES:]:
+        with contextlib.suppress(OSError):
+            child.unlink()
