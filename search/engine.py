@@ -97,10 +97,10 @@ class SearchEngine:
         cannot be loaded is an error, except in the library or with `skip_broken`: then it is left
         out and named in corpus.problems (unless nothing loads at all)."""
         if paths_:
-            return cls(load_corpus(paths_, skip_broken=skip_broken))
+            return cls(load_corpus(paths_, skip_broken=skip_broken, keep=True))
         from search.corpus.library import Library
 
-        return cls(load_corpus(Library().default_sources(), skip_broken=True))
+        return cls(load_corpus(Library().default_sources(), skip_broken=True, keep=True))
 
     # -- papers -------------------------------------------------------------------------------
 

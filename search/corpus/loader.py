@@ -45,11 +45,14 @@ def load_corpus(
     skip_broken: bool = False,
     *,
     contents: Mapping[Path, bytes] | None = None,
+    keep: bool = False,
 ) -> Corpus:
     """Load and merge corpus files (default: the bundled list). Raises CorpusError; with
     `skip_broken`, a file that cannot be loaded is left out and named in `problems` instead
     (unless none can be loaded). `contents` gives files already read (`read_corpus_file`), so what
-    is checked is exactly what the caller then copies."""
+    is checked is exactly what the caller then copies. `keep` saves the merged corpus for the next
+    load of the same unchanged files (snapshot.py): the engine's loads do, not a list looked at alone
+    (which would push the app's set out of the few kept)."""
     bundled = bundled_paths()
     files = [Path(p) for p in paths] if paths else bundled
     key = (
@@ -86,7 +89,7 @@ def load_corpus(
     name = ", ".join(names) if len(names) <= 3 else f"{names[0]}, {names[1]} and {len(names) - 2} more"
     sources = tuple(str(p) for p in files)
     corpus = Corpus(name, papers, sources, skipped, merged.duplicates, tuple(problems), merged.aliases)
-    if key is not None and not problems:
+    if keep and key is not None and not problems:
         snapshot.write(key, {field.name: getattr(corpus, field.name) for field in fields(Corpus)})
     return corpus
 

@@ -49,10 +49,10 @@ def files_not_read(monkeypatch):
 
 def test_unchanged_files_load_from_the_saved_corpus_merged_as_before(tmp_path, files_not_read):
     lists = [write(tmp_path, "one.json", ONE), write(tmp_path, "other.json", OTHER)]
-    first = load_corpus(lists)
+    first = load_corpus(lists, keep=True)
     assert first.duplicates == 1 and first.aliases == {"q1": "p1"}
     files_not_read()
-    second = load_corpus(lists)
+    second = load_corpus(lists, keep=True)
     assert second == first
     assert [p.id for p in second.papers] == ["p1", "p2", "q2"]
     assert second.papers[0].site == "https://x.org/q1" and second.papers[0].also_in == (str(lists[1]),)
@@ -60,57 +60,57 @@ def test_unchanged_files_load_from_the_saved_corpus_merged_as_before(tmp_path, f
 
 
 def test_the_bundled_list_keeps_its_titles(files_not_read):
-    first = load_corpus()
+    first = load_corpus(keep=True)
     files_not_read()
-    second = load_corpus()
+    second = load_corpus(keep=True)
     assert second == first
     assert all(paper.title for paper in second.papers)
 
 
 def test_the_files_in_another_order_are_another_corpus(tmp_path):
     one, other = write(tmp_path, "one.json", ONE), write(tmp_path, "other.json", OTHER)
-    load_corpus([one, other])
-    swapped = load_corpus([other, one])
+    load_corpus([one, other], keep=True)
+    swapped = load_corpus([other, one], keep=True)
     assert [p.id for p in swapped.papers] == ["q1", "q2", "p2"]
-    assert [p.id for p in load_corpus([one, other]).papers] == ["p1", "p2", "q2"]
+    assert [p.id for p in load_corpus([one, other], keep=True).papers] == ["p1", "p2", "q2"]
 
 
 def test_an_edited_file_is_read_again_even_at_the_same_size(tmp_path):
     path = write(tmp_path, "one.json", ONE)
-    load_corpus([path])
+    load_corpus([path], keep=True)
     write(tmp_path, "one.json", [dict(ONE[0], title="Graph  Transformerz"), *ONE[1:]])
     status = path.stat()
     os.utime(path, ns=(status.st_atime_ns, status.st_mtime_ns + 1_000_000))
-    assert load_corpus([path]).papers[0].title == "Graph Transformerz"
+    assert load_corpus([path], keep=True).papers[0].title == "Graph Transformerz"
 
 
 def test_any_byte_changed_in_the_entry_loads_the_files_again(tmp_path, files_not_read):
     path = write(tmp_path, "one.json", ONE)
-    expected = load_corpus([path])
+    expected = load_corpus([path], keep=True)
     (entry,) = entries()
     data = entry.read_bytes()
     for position in (0, 30, len(data) // 2, len(data) - 1):
         damaged = bytearray(data)
         damaged[position] ^= 0x01
         entry.write_bytes(bytes(damaged))
-        assert load_corpus([path]) == expected
+        assert load_corpus([path], keep=True) == expected
     entry.write_bytes(data[: len(data) // 2])
-    assert load_corpus([path]) == expected
+    assert load_corpus([path], keep=True) == expected
     files_not_read()
-    assert load_corpus([path]) == expected  # the last load wrote it again whole
+    assert load_corpus([path], keep=True) == expected  # the last load wrote it again whole
 
 
 def test_an_entry_sealed_with_another_key_is_not_trusted(tmp_path):
     """Someone who can write the cache dir but not read the key cannot plant papers: an entry
     sealed with any other key, whatever it says, is a miss."""
     path = write(tmp_path, "one.json", ONE)
-    load_corpus([path])
+    load_corpus([path], keep=True)
     (entry,) = entries()
     assert stat.S_IMODE((entry.parent / snapshot.KEY_FILE).stat().st_mode) == 0o600
     assert stat.S_IMODE(entry.parent.stat().st_mode) == 0o700
     body = entry.read_bytes()[len(snapshot._MAGIC) + snapshot._SEAL :].replace(b"Diffusion", b"Planted!!")
     entry.write_bytes(snapshot._MAGIC + snapshot._sealed(os.urandom(64), body) + body)
-    assert [p.title for p in load_corpus([path]).papers] == ["Graph Transformers", "Diffusion"]
+    assert [p.title for p in load_corpus([path], keep=True).papers] == ["Graph Transformers", "Diffusion"]
 
 
 def test_without_a_key_the_files_are_read_each_time(tmp_path, monkeypatch):
@@ -118,81 +118,81 @@ def test_without_a_key_the_files_are_read_each_time(tmp_path, monkeypatch):
     blocked.write_text("a file where the cache dir should be")
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
     path = write(tmp_path, "one.json", ONE)
-    assert [p.id for p in load_corpus([path]).papers] == ["p1", "p2"]
+    assert [p.id for p in load_corpus([path], keep=True).papers] == ["p1", "p2"]
     assert entries() == []
-    assert [p.id for p in load_corpus([path]).papers] == ["p1", "p2"]
+    assert [p.id for p in load_corpus([path], keep=True).papers] == ["p1", "p2"]
 
 
 def test_a_damaged_key_turns_the_saved_corpus_off_not_the_reader(tmp_path):
     path = write(tmp_path, "one.json", ONE)
-    load_corpus([path])
+    load_corpus([path], keep=True)
     (entries()[0].parent / snapshot.KEY_FILE).write_bytes(b"short")
-    assert [p.id for p in load_corpus([path]).papers] == ["p1", "p2"]
+    assert [p.id for p in load_corpus([path], keep=True).papers] == ["p1", "p2"]
     assert len((entries()[0].parent / snapshot.KEY_FILE).read_bytes()) == 64  # replaced
-    assert [p.id for p in load_corpus([path]).papers] == ["p1", "p2"]
+    assert [p.id for p in load_corpus([path], keep=True).papers] == ["p1", "p2"]
 
 
 def test_a_key_others_can_read_is_not_used(tmp_path, monkeypatch):
     path = write(tmp_path, "one.json", ONE)
-    expected = load_corpus([path])
+    expected = load_corpus([path], keep=True)
     folder = entries()[0].parent
     calls = []
     real = loader._parsed
     monkeypatch.setattr(loader, "_parsed", lambda *args: calls.append(1) or real(*args))
     old_key = (folder / snapshot.KEY_FILE).read_bytes()
     folder.chmod(0o755)
-    assert load_corpus([path]) == expected and calls == [1]
+    assert load_corpus([path], keep=True) == expected and calls == [1]
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700  # private again, with a new key
     assert (folder / snapshot.KEY_FILE).read_bytes() != old_key
-    assert load_corpus([path]) == expected and calls == [1]  # saved under the new key
+    assert load_corpus([path], keep=True) == expected and calls == [1]  # saved under the new key
     (folder / snapshot.KEY_FILE).chmod(0o644)
-    assert load_corpus([path]) == expected and calls == [1, 1]
+    assert load_corpus([path], keep=True) == expected and calls == [1, 1]
     assert stat.S_IMODE((folder / snapshot.KEY_FILE).stat().st_mode) == 0o600
-    assert load_corpus([path]) == expected and calls == [1, 1]
+    assert load_corpus([path], keep=True) == expected and calls == [1, 1]
 
 
 def test_a_corpus_with_a_list_left_out_is_not_saved(tmp_path):
     good, broken = write(tmp_path, "one.json", ONE), tmp_path / "broken.json"
     broken.write_text("{not json", encoding="utf-8")
-    corpus = load_corpus([good, broken], skip_broken=True)
+    corpus = load_corpus([good, broken], skip_broken=True, keep=True)
     assert corpus.problems and entries() == []
 
 
 def test_every_check_on_the_files_still_holds(tmp_path, monkeypatch):
     path = write(tmp_path, "one.json", ONE)
-    load_corpus([path])
+    load_corpus([path], keep=True)
     monkeypatch.setattr(loader, "MAX_CORPUS_BYTES", 10)
     with pytest.raises(CorpusError, match="larger than"):
-        load_corpus([path])
+        load_corpus([path], keep=True)
     monkeypatch.setattr(loader, "MAX_CORPUS_BYTES", 1 << 20)
     path.unlink()
     with pytest.raises(CorpusError, match="no such file"):
-        load_corpus([path])
+        load_corpus([path], keep=True)
 
 
 def test_the_papers_name_the_file_as_it_was_given(tmp_path, monkeypatch):
     path = write(tmp_path, "one.json", ONE)
-    load_corpus([path])
+    load_corpus([path], keep=True)
     monkeypatch.chdir(tmp_path)
-    assert {p.source for p in load_corpus([Path("one.json")]).papers} == {"one.json"}
-    assert {p.source for p in load_corpus([path]).papers} == {str(path)}
+    assert {p.source for p in load_corpus([Path("one.json")], keep=True).papers} == {"one.json"}
+    assert {p.source for p in load_corpus([path], keep=True).papers} == {str(path)}
 
 
 def test_a_new_version_of_the_code_loads_the_files_again(tmp_path, monkeypatch):
     path = write(tmp_path, "one.json", ONE)
-    load_corpus([path])
+    load_corpus([path], keep=True)
     monkeypatch.setattr(snapshot.parsed, "code_digest", lambda: "another version")
     calls = []
     real = loader._parsed
     monkeypatch.setattr(loader, "_parsed", lambda *args: calls.append(1) or real(*args))
-    assert len(load_corpus([path]).papers) == 2
+    assert len(load_corpus([path], keep=True).papers) == 2
     assert calls == [1]
 
 
 def test_a_bounded_number_of_sets_is_kept(tmp_path):
     lists = [write(tmp_path, f"list{n}.json", ONE) for n in range(snapshot.KEPT_ENTRIES + 2)]
     for number, path in enumerate(lists):
-        load_corpus([path])
+        load_corpus([path], keep=True)
         for entry in entries():
             if entry.stat().st_mtime > 1e9:  # the one just written: give each a distinct, ordered time
                 os.utime(entry, (number, number))
@@ -206,12 +206,12 @@ def test_new_facts_for_the_bundled_list_load_the_files_again(tmp_path, monkeypat
     facts.write_text("{}", encoding="utf-8")
     monkeypatch.setattr(snapshot, "facts_path", lambda: facts)
     path = write(tmp_path, "one.json", ONE)
-    load_corpus([path])
+    load_corpus([path], keep=True)
     calls = []
     real = loader._parsed
     monkeypatch.setattr(loader, "_parsed", lambda *args: calls.append(1) or real(*args))
-    load_corpus([path])
+    load_corpus([path], keep=True)
     assert calls == []
     facts.write_text('{"papers": []}', encoding="utf-8")
-    load_corpus([path])
+    load_corpus([path], keep=True)
     assert calls == [1]

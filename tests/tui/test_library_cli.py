@@ -78,3 +78,19 @@ def test_a_list_damaged_after_adding_is_left_out_with_a_warning(tmp_path, capsys
     copy.write_bytes(b"\x00\x01binary")
     code, _out, err = run(capsys, "search", "graph")
     assert code == 0 and "warning: left out" in err and "binary file" in err
+
+
+def test_looking_at_the_lists_keeps_the_apps_saved_corpus(tmp_path, capsys, isolated_dirs, monkeypatch):
+    """`lists` loads each list alone: those loads save nothing, so the set the app starts with stays
+    saved (search/corpus/snapshot.py keeps a few sets) and its next start reads no file again."""
+    from search.corpus import loader, snapshot
+
+    for year in range(2015, 2015 + snapshot.KEPT_ENTRIES + 1):
+        run(capsys, "add", str(write_list(tmp_path, f"iclr{year}.json", ["A", "B"])))
+    SearchEngine.from_paths()  # the app's start: the bundled list and the library, saved
+    saved = sorted((isolated_dirs / "xdg_cache_home" / "iclr-reader" / snapshot.CACHE_FOLDER).glob("*.bin"))
+    assert run(capsys, "lists")[0] == 0
+    after = sorted((isolated_dirs / "xdg_cache_home" / "iclr-reader" / snapshot.CACHE_FOLDER).glob("*.bin"))
+    assert after == saved
+    monkeypatch.setattr(loader, "_parsed", lambda *_: (_ for _ in ()).throw(AssertionError("a list was read again")))
+    assert len(SearchEngine.from_paths().papers) == 38 + 2 * (snapshot.KEPT_ENTRIES + 1)
