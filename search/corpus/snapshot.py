@@ -20,6 +20,7 @@ import hmac
 import marshal
 import os
 import stat
+import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -49,18 +50,21 @@ _PAPER_FIELDS = attrgetter(*(field.name for field in dataclass_fields(Paper)))
 def stamps(files: Sequence[Path], limit: int) -> tuple | None:
     """What decides whether a saved corpus is still the corpus of these files; None when one of them
     is not a regular file of at most `limit` bytes (the loader refuses or reports it)."""
-    found: list[Any] = [parsed.code_digest(), marshal.version]
+    code = (parsed.code_digest(), sys.version, marshal.version)  # Python's own parsers (csv, re) too
+    found = []
     for path in (*files, facts_path()):  # the facts give the bundled list its titles
         try:
             status = os.stat(path)
+            # As given (papers name their file so), absolute, and resolved (a symlink moved to
+            # another file, which may be the bundled list or not).
+            names = (str(path), os.path.abspath(path), os.path.realpath(path))
         except (OSError, ValueError):
             return None
         if not stat.S_ISREG(status.st_mode) or status.st_size > limit:
             return None
-        # As given and absolute: papers name their file as it was given.
-        found.append((str(path), os.path.abspath(path), status.st_dev, status.st_ino, status.st_size, status.st_mode))
-        found.append((status.st_mtime_ns, status.st_ctime_ns))
-    return tuple(found)
+        stamp = (status.st_dev, status.st_ino, status.st_size, status.st_mode, status.st_mtime_ns, status.st_ctime_ns)
+        found.append((names, stamp))
+    return code, tuple(found)
 
 
 def read(key: tuple) -> dict[str, Any] | None:
@@ -78,6 +82,8 @@ def read(key: tuple) -> dict[str, Any] | None:
         if saved_key != key:
             return None
         fields["papers"] = tuple([Paper(*row) for row in fields["papers"]])
+        with contextlib.suppress(OSError):
+            os.utime(_entry(key))  # used: the last to be pruned
         return fields
     except Exception:  # noqa: BLE001 - any entry that cannot be read is a miss, never an error
         return None
@@ -108,7 +114,7 @@ def write(key: tuple, fields: dict[str, Any]) -> None:
 
 
 def _entry(key: tuple) -> Path:
-    files = repr([ident[:2] for ident in key[2::2]]).encode("utf-8", "surrogatepass")  # new stamps replace the entry
+    files = repr([names for names, _ in key[1]]).encode("utf-8", "surrogatepass")  # new stamps replace the entry
     return _folder() / f"{hashlib.sha256(files).hexdigest()[:20]}.bin"
 
 
@@ -173,13 +179,13 @@ def _folder() -> Path:
 
 
 def _prune(folder: Path) -> None:
-    """Keep the KEPT_ENTRIES newest entries, and no temporary file a killed writer left behind."""
+    """Keep the KEPT_ENTRIES entries used last, and no temporary file a killed writer left behind."""
     now = time.time()
     entries = []
     for child in folder.iterdir():
         with contextlib.suppress(OSError):
             written = child.stat().st_mtime
-            if child.name.startswith(".writing-"):
+            if child.name.startswith((".writing-", ".key-")):
                 if now - written > _STALE_WRITE_SECONDS:
                     child.unlink()
             elif child.suffix == ".bin":

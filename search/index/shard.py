@@ -156,6 +156,8 @@ def open_checked(location: IndexLocation) -> tuple[OpenIndex | None, bool]:
         with ix.searcher() as searcher:
             searcher.doc_count()
         rows = json.loads((location.path / ROWS_FILE).read_text(encoding="utf-8"))
+        if type(rows) is not dict:
+            return None, True
         fields = (location.path / WORDS_FILE).read_text(encoding="utf-8").split()  # word, count, word, ...
         if len(fields) % 2:
             return None, True

@@ -70,6 +70,7 @@ def test_the_bundled_list_keeps_its_titles(files_not_read):
 def test_the_files_in_another_order_are_another_corpus(tmp_path):
     one, other = write(tmp_path, "one.json", ONE), write(tmp_path, "other.json", OTHER)
     load_corpus([one, other], keep=True)
+    assert len(entries()) == 1
     swapped = load_corpus([other, one], keep=True)
     assert [p.id for p in swapped.papers] == ["q1", "q2", "p2"]
     assert [p.id for p in load_corpus([one, other], keep=True).papers] == ["p1", "p2", "q2"]
@@ -78,6 +79,7 @@ def test_the_files_in_another_order_are_another_corpus(tmp_path):
 def test_an_edited_file_is_read_again_even_at_the_same_size(tmp_path):
     path = write(tmp_path, "one.json", ONE)
     load_corpus([path], keep=True)
+    assert len(entries()) == 1
     write(tmp_path, "one.json", [dict(ONE[0], title="Graph  Transformerz"), *ONE[1:]])
     status = path.stat()
     os.utime(path, ns=(status.st_atime_ns, status.st_mtime_ns + 1_000_000))
@@ -108,9 +110,15 @@ def test_an_entry_sealed_with_another_key_is_not_trusted(tmp_path):
     (entry,) = entries()
     assert stat.S_IMODE((entry.parent / snapshot.KEY_FILE).stat().st_mode) == 0o600
     assert stat.S_IMODE(entry.parent.stat().st_mode) == 0o700
-    body = entry.read_bytes()[len(snapshot._MAGIC) + snapshot._SEAL :].replace(b"Diffusion", b"Planted!!")
-    entry.write_bytes(snapshot._MAGIC + snapshot._sealed(os.urandom(64), body) + body)
+    body = entry.read_bytes()[len(snapshot._MAGIC) + snapshot._SEAL :]
+    planted = body.replace(b"Diffusion", b"Planted!!")
+    assert planted != body
+    entry.write_bytes(snapshot._MAGIC + snapshot._sealed(os.urandom(64), planted) + planted)
     assert [p.title for p in load_corpus([path], keep=True).papers] == ["Graph Transformers", "Diffusion"]
+    # The same planted entry sealed with this user's key would be read: the key is what keeps it out.
+    secret = (entry.parent / snapshot.KEY_FILE).read_bytes()
+    entry.write_bytes(snapshot._MAGIC + snapshot._sealed(secret, planted) + planted)
+    assert [p.title for p in load_corpus([path], keep=True).papers] == ["Graph Transformers", "Planted!!"]
 
 
 def test_without_a_key_the_files_are_read_each_time(tmp_path, monkeypatch):
@@ -118,9 +126,12 @@ def test_without_a_key_the_files_are_read_each_time(tmp_path, monkeypatch):
     blocked.write_text("a file where the cache dir should be")
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
     path = write(tmp_path, "one.json", ONE)
+    calls = []
+    real = loader._parsed
+    monkeypatch.setattr(loader, "_parsed", lambda *args: calls.append(1) or real(*args))
     assert [p.id for p in load_corpus([path], keep=True).papers] == ["p1", "p2"]
-    assert entries() == []
     assert [p.id for p in load_corpus([path], keep=True).papers] == ["p1", "p2"]
+    assert calls == [1, 1]
 
 
 def test_a_damaged_key_turns_the_saved_corpus_off_not_the_reader(tmp_path):
@@ -215,3 +226,14 @@ def test_new_facts_for_the_bundled_list_load_the_files_again(tmp_path, monkeypat
     facts.write_text('{"papers": []}', encoding="utf-8")
     load_corpus([path], keep=True)
     assert calls == [1]
+
+
+def test_the_set_loaded_last_is_kept_however_long_ago_it_was_saved(tmp_path, files_not_read):
+    lists = [write(tmp_path, f"list{n}.json", ONE) for n in range(snapshot.KEPT_ENTRIES + 1)]
+    for path in lists[:-1]:
+        load_corpus([path], keep=True)
+    load_corpus([lists[0]], keep=True)  # the app's set, read from its entry again: the oldest written
+    load_corpus([lists[-1]], keep=True)  # one more set: an entry has to go
+    assert len(entries()) == snapshot.KEPT_ENTRIES
+    files_not_read()
+    assert [p.id for p in load_corpus([lists[0]], keep=True).papers] == ["p1", "p2"]

@@ -72,7 +72,7 @@ class ListGetting(Screen[None]):
         try:
             got = get_list(request, on_progress=progress)
             paths = list(dict.fromkeys([*sources, str(got.path)]))
-            engine = SearchEngine(load_corpus(paths, skip_broken=True))
+            engine = SearchEngine(load_corpus(paths, skip_broken=True, keep=True))  # the next start's set
         except DownloadStopped:
             return
         except ReaderError as error:
