@@ -55,9 +55,8 @@ def load_corpus(
     (which would push the app's set out of the few kept)."""
     bundled = bundled_paths()
     files = [Path(p) for p in paths] if paths else bundled
-    key = (
-        snapshot.stamps(files, MAX_CORPUS_BYTES) if contents is None else None
-    )  # taken before reading: a change meanwhile shows next time
+    # Stamped before reading: a file changed meanwhile is read again next time.
+    key = snapshot.stamps(files, MAX_CORPUS_BYTES) if contents is None else None
     saved = snapshot.read(key) if key is not None else None
     if saved is not None:
         return Corpus(**saved)

@@ -1,15 +1,16 @@
 """The whole loaded corpus kept in the cache dir, so a start whose files are all unchanged reads one
 file instead of reading each file's parse, checking every row and merging the lists again (at
-100,000 papers: about 15 s of reading, checking and merging become about 1.5 s).
+100,000 papers: 10.5 s become 2.6 s; at 10,745: 0.28 s).
 
 An entry is keyed by the files given, in order, each with the stamp that parsed.py compares (path,
-device, inode, size, mode, modification and change time), by the engine's code (parsed.py's
-digest, which also covers the bundled facts' reader) and the version of Python's marshal format.
-It is written with marshal, which only builds plain values (no code runs when it is read), and
-sealed with a keyed hash: the key is a random file beside the entries, in a folder only the user
-can read (a key or folder others could read or that another user owns is not used), so an entry is
-trusted only if this user's reader wrote it, and one byte changed anywhere makes it a miss. Anything else (a missing or unreadable key, a damaged entry, a corpus with problems) only
-costs the slower load. Like parsed.py's entries it is derived data: deleting it costs one start.
+device, inode, size, mode, modification and change time) and its resolved path, by the bundled
+facts file's stamp, the engine's code (parsed.py's digest), Python's version and its marshal
+format. It is written with marshal, which only builds plain values (no code runs when it is read),
+and sealed with a keyed hash: the key is a random file beside the entries, in a folder only the
+user can read (a key or folder that others could read, or that another user owns, is not used),
+so an entry is trusted only if this user's reader wrote it, and one byte changed anywhere makes it
+a miss. Anything else (no key to be had, a damaged entry, a corpus with problems) only costs the
+slower load. Like parsed.py's entries it is derived data: deleting it costs one start.
 """
 
 from __future__ import annotations
