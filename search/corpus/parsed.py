@@ -162,7 +162,7 @@ def _write(entry: Path, path: Path, stamp: list[int], result: Parsed) -> None:
             with os.fdopen(descriptor, "wb") as file:
                 file.write(data)
             os.replace(temporary, entry)
-            _prune(entry.parent)
+            prune(entry.parent, KEPT_ENTRIES, ".json")
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
@@ -171,18 +171,19 @@ def _write(entry: Path, path: Path, stamp: list[int], result: Parsed) -> None:
         pass  # a cache that cannot be written only costs the next start its parse
 
 
-def _prune(folder: Path) -> None:
-    """Keep the KEPT_ENTRIES newest entries, and no temporary file a killed writer left behind."""
+def prune(folder: Path, kept: int, suffix: str) -> None:
+    """Keep the `kept` entries (files named *suffix) modified last, and no temporary file (named
+    ".*") a killed writer left behind; anything else in the folder is left alone."""
     now = time.time()
     entries = []
     for child in folder.iterdir():
         with contextlib.suppress(OSError):
             written = child.stat().st_mtime
-            if child.name.startswith(".writing-"):
+            if child.name.startswith("."):
                 if now - written > _STALE_WRITE_SECONDS:
                     child.unlink()
-            else:
+            elif child.suffix == suffix:
                 entries.append((written, child))
-    for _, child in sorted(entries, reverse=True)[KEPT_ENTRIES:]:
+    for _, child in sorted(entries, reverse=True)[kept:]:
         with contextlib.suppress(OSError):
             child.unlink()

@@ -23,7 +23,6 @@ import os
 import stat
 import sys
 import tempfile
-import time
 from collections.abc import Sequence
 from dataclasses import fields as dataclass_fields
 from operator import attrgetter
@@ -44,7 +43,6 @@ _MAGIC = b"iclr-reader corpus 1\n"
 _SEAL = 32
 _KEY_BYTES = 64
 _MAX_ENTRY_BYTES = 4 << 30
-_STALE_WRITE_SECONDS = 3600
 _PAPER_FIELDS = attrgetter(*(field.name for field in dataclass_fields(Paper)))
 
 
@@ -74,7 +72,8 @@ def read(key: tuple) -> dict[str, Any] | None:
     if secret is None:
         return None
     try:
-        data = read_bytes(_entry(key), limit=_MAX_ENTRY_BYTES)
+        entry = _entry(key)
+        data = read_bytes(entry, limit=_MAX_ENTRY_BYTES)
         body = memoryview(data)[len(_MAGIC) + _SEAL :]  # a view: no second copy of every abstract
         seal = data[len(_MAGIC) : len(_MAGIC) + _SEAL]
         if not data.startswith(_MAGIC) or not hmac.compare_digest(seal, _sealed(secret, body)):
@@ -84,7 +83,7 @@ def read(key: tuple) -> dict[str, Any] | None:
             return None
         fields["papers"] = tuple([Paper(*row) for row in fields["papers"]])
         with contextlib.suppress(OSError):
-            os.utime(_entry(key))  # used: the last to be pruned
+            os.utime(entry)  # used: the last to be pruned
         return fields
     except Exception:  # noqa: BLE001 - any entry that cannot be read is a miss, never an error
         return None
@@ -109,7 +108,7 @@ def write(key: tuple, fields: dict[str, Any]) -> None:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
             raise
-        _prune(entry.parent)
+        parsed.prune(entry.parent, KEPT_ENTRIES, ".bin")  # the entry read last is the newest (read() touches it)
     except (OSError, ValueError):
         pass
 
@@ -177,20 +176,3 @@ def _private(where: Path | int) -> bool:
 
 def _folder() -> Path:
     return paths.cache_dir() / CACHE_FOLDER
-
-
-def _prune(folder: Path) -> None:
-    """Keep the KEPT_ENTRIES entries used last, and no temporary file a killed writer left behind."""
-    now = time.time()
-    entries = []
-    for child in folder.iterdir():
-        with contextlib.suppress(OSError):
-            written = child.stat().st_mtime
-            if child.name.startswith((".writing-", ".key-")):
-                if now - written > _STALE_WRITE_SECONDS:
-                    child.unlink()
-            elif child.suffix == ".bin":
-                entries.append((written, child))
-    for _, child in sorted(entries, reverse=True)[KEPT_ENTRIES:]:
-        with contextlib.suppress(OSError):
-            child.unlink()
