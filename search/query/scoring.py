@@ -222,7 +222,7 @@ class TermScorer:
             if terms is None:
                 parts.append(self._evaluate(child, leaves))
             else:  # the papers this child matches in its own fields (the word may be in others too)
-                own = [self._field_tf(term.text, term.fieldname) for term in terms]
+                own = self._own_matches(terms)
                 parts.append(own[0] if len(own) == 1 else _union(own))
         if top_parts is not None:
             top_parts.extend(parts)
@@ -246,6 +246,18 @@ class TermScorer:
             leaves.append((fields[0], text, scores))
             words.append(scores if boost == 1.0 else {doc: score * boost for doc, score in scores.items()})
         return words
+
+    def _own_matches(self, terms: Sequence[wq.Term]) -> list[dict[int, float]]:
+        """Per text of an Or's child, the papers it has in the child's fields (keys only matter).
+
+        Read from the words' cached scores over those fields, which the query's ranking just used
+        (the child's fields are its word's, but for a word also typed in another field): a prefix's
+        dozens of completions over five fields would thrash the small per-field cache, and each
+        keystroke would read their postings again."""
+        fields_of: dict[tuple, list[str]] = {}
+        for term in terms:
+            fields_of.setdefault((term.text, term.fieldname == "authors"), []).append(term.fieldname)
+        return [self.word_scores(text, tuple(sorted(set(fields)))) for (text, _), fields in fields_of.items()]
 
     def _phrase(self, node: wq.Phrase, leaves: list) -> dict[int, float]:
         """A phrase scores the sum of its words' scores (in its field), in the papers where they are adjacent."""

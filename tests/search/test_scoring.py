@@ -242,3 +242,28 @@ def test_field_lengths_read_in_one_go_are_whooshs_per_document_lengths(engine_ov
         )
         > 2000
     )
+
+
+def test_a_prefix_typed_again_is_answered_without_reading_postings(engine_over, monkeypatch):
+    """Typing a prefix again after hundreds of other words (deleting back to it, a query retyped)
+    takes its completions' kept scores: no posting list is read a second time, which is what made
+    each of a prefix's keystrokes cost tens of milliseconds at 10,000 papers."""
+    words = [f"word{n}" for n in range(400)]
+    papers = [
+        {"id": "g1", "title": "Graph Grammars", "abstract": "Graphs and gradients. " + " ".join(words[:200])},
+        {"id": "g2", "title": "Gradient Graphs", "abstract": "Gradual grammar. " + " ".join(words[200:])},
+    ]
+    engine = engine_over({"grammar.json": papers})
+    first = engine.search("gra", partial=True)
+    assert {hit.paper_id for hit in first.hits} == {"g1", "g2"}
+    for word in words:  # over a thousand (word, field) pairs: more than any small cache keeps
+        engine.search(word)
+    read = []
+    for segment, _ in engine._runner._scorer._segments:
+        postings = segment.postings
+        monkeypatch.setattr(
+            segment, "postings", lambda *args, _postings=postings: read.append(args) or _postings(*args)
+        )
+    again = engine.search("gra", partial=True)
+    assert read == []
+    assert again.hits == first.hits and again.total == first.total
