@@ -64,7 +64,7 @@ EVERY_WORD = 0.3
 CACHED_TERMS = 4096
 CACHED_FIELD_TERMS = 256
 """One field's share of a word's score: what the word's scores across fields are made of, and the
-papers a query's part in one field matches."""
+papers two words standing together are looked for in."""
 CACHED_PAIRS = 256
 """Papers where two words stand together, or a phrase's words do, per pair or phrase."""
 CACHED_WORDS = 64
