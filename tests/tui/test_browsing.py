@@ -14,6 +14,7 @@ from search.engine import QUICK_NOTICE
 from search.user.store import UserStore
 from tests.tui.conftest import settle
 from tui.app import ReaderApp
+from tui.widgets import results_list
 from tui.widgets.reader import ReaderPane
 from tui.widgets.results_list import BOOKMARK_MARKER, ResultsList
 from tui.widgets.search_box import SearchBox
@@ -124,6 +125,70 @@ async def test_scrolling_down_lists_the_rest_before_the_end_is_reached(tmp_path)
         await settle(pilot, app)
         assert len(results.paper_ids) == 450
         assert results.highlighted is not None and 0 < results.highlighted < 449  # where the user moved it
+
+
+async def test_every_paper_of_a_big_list_is_reachable_though_made_a_page_at_a_time(tmp_path, monkeypatch):
+    """With no query every paper is listed, but made into rows a page at a time as the list is moved
+    or scrolled through: clearing the search at 100,000 papers must not stall the keyboard."""
+    monkeypatch.setattr(results_list, "PAGE", 40)
+    papers = long_titles(450)
+    app = ReaderApp(engine_of(tmp_path, papers), store=UserStore())
+    async with app.run_test(size=NARROW) as pilot:
+        await settle(pilot, app)
+        results = app.screen.query_one(ResultsList)
+        assert "450 papers" in app.sub_title
+        assert results.paper_ids == [paper["id"] for paper in papers]
+        assert results.option_count < 450  # only what the first screens show
+        await pilot.press("down")  # from the search box to the list
+        for _ in range(12):
+            await pilot.press("pagedown")
+        await settle(pilot, app)
+        moved = results.highlighted
+        assert moved is not None and 100 < moved < 449
+        assert app.screen.current_paper_id() == papers[moved]["id"]
+        assert f"Paper {moved:04d}" in row_line(app, moved - results.scroll_offset.y)
+        await pilot.press("G")
+        await settle(pilot, app)
+        assert results.highlighted == 449 and app.screen.current_paper_id() == "iclr-0449"
+        await pilot.press("g")
+        await settle(pilot, app)
+        assert results.highlighted == 0
+
+
+async def test_scrolling_a_big_list_with_the_wheel_reaches_its_last_paper(tmp_path, monkeypatch):
+    monkeypatch.setattr(results_list, "PAGE", 40)
+    app = ReaderApp(engine_of(tmp_path, long_titles(450)), store=UserStore())
+    async with app.run_test(size=NARROW) as pilot:
+        await settle(pilot, app)
+        results = app.screen.query_one(ResultsList)
+        for _ in range(30):
+            results.scroll_end(animate=False, immediate=True)
+            await pilot.pause()
+        lines = results.size.height
+        assert "Paper 0449" in row_line(app, lines - 1)
+        assert results.highlighted == 0  # the wheel moves the view, not the selection
+
+
+async def test_a_bookmark_far_down_a_big_list_is_selected_when_opened(tmp_path, monkeypatch):
+    monkeypatch.setattr(results_list, "PAGE", 40)
+    engine = engine_of(tmp_path, long_titles(450))
+    store = UserStore()
+    store.add(Bookmark("iclr-0400", None, engine.row("iclr-0400").headline))
+    app = ReaderApp(engine, store=store)
+    async with app.run_test(size=NARROW) as pilot:
+        await settle(pilot, app)
+        await pilot.press("down", "B")
+        await settle(pilot, app)
+        app.screen.dismiss("iclr-0400")  # as enter on its row does
+        await settle(pilot, app)
+        results = app.screen.query_one(ResultsList)
+        assert results.highlighted == 400
+        assert app.screen.current_paper_id() == "iclr-0400"
+        await pilot.press("escape")  # from the paper (over the list, at 80 columns) back to the list
+        await settle(pilot, app)
+        assert results.highlighted == 400
+        line = row_line(app, 400 - results.scroll_offset.y)
+        assert "Paper 0400" in line and BOOKMARK_MARKER in line
 
 
 async def test_the_footer_shows_the_keys_that_work_where_the_focus_is(make_app):

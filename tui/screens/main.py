@@ -504,7 +504,8 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
             return
         terms = self.result.terms if self.result else ()
         index = results.paper_ids.index(paper_id)
-        results.replace_option_prompt_at_index(index, self._row(paper_id, terms))
+        if index < results.option_count:  # (a row not made yet is made with the marks of its time)
+            results.replace_option_prompt_at_index(index, self._row(paper_id, terms))
 
     def set_status(self, text: str) -> None:
         if text == self._status_text:

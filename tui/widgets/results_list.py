@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -26,6 +27,10 @@ ROW_CHARS = 500
 """A row shows at most this much of a headline (a title can be any length; a row is one line)."""
 MAX_VENUE_WIDTH = 12
 """The venue column is as wide as the longest loaded venue ("AISTATS 2024"), at most this."""
+PAGE = 500
+"""Papers made into options at a time, more as the list is moved or scrolled through: an option
+costs the interface thread ~8 µs, so listing all of 100,000 papers whenever the search is cleared
+would stall it for most of a second."""
 
 
 @dataclass(frozen=True)
@@ -105,8 +110,10 @@ class PaperOption(Option):
 class ResultsList(OptionList):
     """Papers in the current order; the highlighted one is shown in the reader.
 
-    A long result comes a page at a time: when the selection nears the end of what is listed (or
-    `G` asks for the last) while `more` is set, the list posts WantMore and the screen extends it."""
+    `paper_ids` are listed, but made into options PAGE at a time, as the selection or the scroll
+    nears the last one made (or `G` asks for the last). A long result also comes a page at a time:
+    when the selection nears the end of `paper_ids` (or `G`) while `more` is set, the list posts
+    WantMore and the screen extends it."""
 
     BINDINGS = [
         Binding("j", "cursor_down", "Down", show=False),
@@ -131,27 +138,58 @@ class ResultsList(OptionList):
         self.more = False
         """More papers match than are listed (set by the screen with each list)."""
         self._asked = False
+        self._makers: list[tuple[int, Callable[[str], Text]]] = []
+        """(first index, how its rows are made) for each run of paper_ids given to show or extend."""
 
     def show(self, paper_ids: list[str], make_row: Callable[[str], Text], more: bool = False) -> None:
         """Replace the list; the first paper is highlighted."""
         self.paper_ids = paper_ids
         self.more, self._asked = more, False
-        self.set_options(PaperOption(paper_id, make_row) for paper_id in paper_ids)
+        self._makers = [(0, make_row)]
+        self.set_options(PaperOption(paper_id, make_row) for paper_id in paper_ids[:PAGE])
         if paper_ids:
             self.highlighted = 0
 
     def extend(self, paper_ids: list[str], make_row: Callable[[str], Text], more: bool = False) -> None:
         """List these papers after the ones listed; the selection stays where it is."""
+        self._makers.append((len(self.paper_ids), make_row))
         self.paper_ids = self.paper_ids + paper_ids
         self.more, self._asked = more, False
-        self.add_options(PaperOption(paper_id, make_row) for paper_id in paper_ids)
+        self.list_to(self.option_count + 1)
+
+    def list_to(self, count: int) -> None:
+        """Make options of at least the first `count` papers (a page more than made, at least)."""
+        made = self.option_count
+        if count <= made or made >= len(self.paper_ids):
+            return
+        end = min(len(self.paper_ids), max(count, made + PAGE))
+        starts = [start for start, _ in self._makers]
+        options = []
+        for index in range(made, end):
+            make_row = self._makers[bisect_right(starts, index) - 1][1]
+            options.append(PaperOption(self.paper_ids[index], make_row))
+        self.add_options(options)
+
+    def validate_highlighted(self, highlighted: int | None) -> int | None:
+        if highlighted is not None:
+            self.list_to(highlighted + 1)  # a paper further down than made so far (bookmarks, G)
+        return super().validate_highlighted(highlighted)
 
     def watch_highlighted(self, highlighted: int | None) -> None:
         super().watch_highlighted(highlighted)
-        if highlighted is not None and highlighted >= len(self.paper_ids) - max(50, 2 * self.size.height):
+        if highlighted is None:
+            return
+        margin = max(50, 2 * self.size.height)
+        self.list_to(highlighted + margin)
+        if highlighted >= len(self.paper_ids) - margin:
             self._want_more(to_last=False)
 
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        self.list_to(int(new) + 2 * max(50, self.size.height))  # scrolled with the wheel or the bar
+
     def action_last(self) -> None:
+        self.list_to(len(self.paper_ids))
         super().action_last()
         self._want_more(to_last=True)
 
