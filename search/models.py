@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,9 +35,13 @@ class Rendered:
     links: tuple[Link, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Paper:
-    """One paper as loaded from a corpus; optional metadata is None when the corpus lacks it."""
+class Paper(NamedTuple):
+    """One paper as loaded from a corpus; optional metadata is None when the corpus lacks it.
+
+    A named tuple, not a frozen dataclass like the other values: every start makes each loaded paper
+    from its saved row (search/corpus/snapshot.py), and a tuple is made in a fifth of the time (at
+    100,000 papers 0.07 s, against 0.34 s that a frozen dataclass's checked setting of 18 fields
+    takes). `paper._replace(...)` is its dataclasses.replace."""
 
     id: str
     abstract: str

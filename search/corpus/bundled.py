@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -90,8 +90,7 @@ def _match(paper: Paper, known: Sequence[Fact]) -> Fact | None:
 def _applied(paper: Paper, fact: Fact | None) -> Paper:
     if fact is None:
         return paper
-    return replace(
-        paper,
+    return paper._replace(
         title=fact.title or paper.title,
         title_added=bool(fact.title) and not paper.title,
         authors=fact.authors or paper.authors,

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from operator import attrgetter
 from pathlib import Path
 
 from search.corpus import snapshot
@@ -93,15 +92,9 @@ def load_corpus(
     return corpus
 
 
-_PAPER_FIELDS = attrgetter(*(f.name for f in fields(Paper)))
-_POSITION = [f.name for f in fields(Paper)].index("position")
-
-
 def _numbered(paper: Paper, number: int) -> Paper:
-    """The paper at this position in corpus order (what dataclasses.replace gives, in half the time)."""
-    values = list(_PAPER_FIELDS(paper))
-    values[_POSITION] = number
-    return Paper(*values)
+    """The paper at this position in corpus order."""
+    return paper._replace(position=number)
 
 
 def _parsed(path: Path) -> Parsed:

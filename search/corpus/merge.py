@@ -15,7 +15,7 @@ are aliases of its id, so a bookmark made on any of them still finds it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from search.corpus.formats.common import openreview_forum
 from search.models import Paper
@@ -146,4 +146,4 @@ def _combined(group: list[Paper]) -> Paper:
         name: next((getattr(p, name) for p in ranked if getattr(p, name)), getattr(winner, name)) for name in FILLED
     }
     also_in = tuple(dict.fromkeys(p.source for p in group[1:] if p.source != first.source))
-    return replace(winner, **filled, id=first.id, source=first.source, position=first.position, also_in=also_in)
+    return winner._replace(**filled, id=first.id, source=first.source, position=first.position, also_in=also_in)

@@ -24,8 +24,6 @@ import stat
 import sys
 import tempfile
 from collections.abc import Sequence
-from dataclasses import fields as dataclass_fields
-from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +41,6 @@ _MAGIC = b"iclr-reader corpus 1\n"
 _SEAL = 32
 _KEY_BYTES = 64
 _MAX_ENTRY_BYTES = 4 << 30
-_PAPER_FIELDS = attrgetter(*(field.name for field in dataclass_fields(Paper)))
 
 
 def stamps(files: Sequence[Path], limit: int) -> tuple | None:
@@ -81,7 +78,8 @@ def read(key: tuple) -> dict[str, Any] | None:
         saved_key, fields = marshal.loads(body)
         if saved_key != key:
             return None
-        fields["papers"] = tuple([Paper(*row) for row in fields["papers"]])
+        make = tuple.__new__  # sealed rows of our own: no defaults to fill in, nothing to check
+        fields["papers"] = tuple([make(Paper, row) for row in fields["papers"]])
         with contextlib.suppress(OSError):
             os.utime(entry)  # used: the last to be pruned
         return fields
@@ -94,7 +92,7 @@ def write(key: tuple, fields: dict[str, Any]) -> None:
     secret = _key(create=True)
     if secret is None:
         return
-    fields = {**fields, "papers": list(map(_PAPER_FIELDS, fields["papers"]))}
+    fields = {**fields, "papers": list(map(tuple, fields["papers"]))}  # marshal takes plain tuples only
     try:
         body = marshal.dumps((key, fields))
         entry = _entry(key)

@@ -1,6 +1,5 @@
 """Detected names over all 38 seed abstracts, annotated by reading each abstract."""
 
-from dataclasses import replace
 
 import pytest
 
@@ -70,7 +69,7 @@ def test_about_a_quarter_of_seed_abstracts_have_no_name():
 
 
 def test_headline_is_name_plus_first_sentence_cut_at_a_word():
-    untitled = [replace(p, title=None) for p in load_corpus().papers]  # as a list without titles
+    untitled = [p._replace(title=None) for p in load_corpus().papers]  # as a list without titles
     papers = {describe(p).name: describe(p) for p in untitled}
     bitstack = papers["BitStack"].headline
     assert bitstack.startswith("BitStack: Large language models (LLMs) have revolutionized numerous applications")
@@ -128,7 +127,7 @@ def test_an_acronym_the_abstract_repeats_is_not_a_titled_papers_name():
     from search.models import Paper
 
     untitled = Paper(id="x", abstract=ABSTRACT_WITH_FIELD_ACRONYMS)
-    titled = replace(untitled, title="Adaptive Beams for Translation", source="/lists/papers.json")
+    titled = untitled._replace(title="Adaptive Beams for Translation", source="/lists/papers.json")
     assert describe(untitled).name == "NMT"  # an abstract alone is all an untitled paper has
     assert describe(titled).name is None
     assert describe(titled).headline == "Adaptive Beams for Translation"
@@ -139,7 +138,7 @@ def test_the_same_bundled_paper_in_another_list_is_named_from_its_title():
     same title in a list of titled records (its title its own, not added) gets the title's."""
     papers = {describe(p).name: p for p in load_corpus().papers}
     elsewhere = {
-        name: replace(paper, source="/lists/iclr2025.json", title_added=False) for name, paper in papers.items()
+        name: paper._replace(source="/lists/iclr2025.json", title_added=False) for name, paper in papers.items()
     }
     assert describe(elsewhere["BitStack"]).name == "BitStack"
     assert describe(elsewhere["PORTLLM"]).name == "PortLLM"  # as the title spells it
