@@ -152,7 +152,9 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
             search.cursor_position = len(self.initial_query)
         search.focus()
         self.set_status(wording.INDEXING if not self.engine.ready else "")
-        self.build_index()
+        # Once the first frame is painted: opening the index is a second of Python at 100,000 papers,
+        # and a thread running it meanwhile would halve the interface thread's share of the GIL.
+        self.call_after_refresh(self.build_index)
 
     # -- layout -------------------------------------------------------------------------------
 
