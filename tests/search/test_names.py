@@ -1,6 +1,5 @@
 """Detected names over all 38 seed abstracts, annotated by reading each abstract."""
 
-
 import pytest
 
 from search.corpus.loader import load_corpus
