@@ -9,8 +9,9 @@ format. It is written with marshal, which only builds plain values (no code runs
 and sealed with a keyed hash (HMAC-SHA256): the key is a random file beside the entries, in a
 folder only the user can read (a key or folder that others could read, or that another user owns,
 is not used), so an entry is trusted only if this user's reader wrote it, and one byte changed
-anywhere makes it a miss. Anything else (no key to be had, a damaged entry, a corpus with problems) only costs the
-slower load. Like parsed.py's entries it is derived data: deleting it costs one start.
+anywhere makes it a miss. Anything else (no key to be had, a damaged entry, a corpus with
+problems) only costs the slower load. Like parsed.py's entries it is derived data: deleting it
+costs one start.
 """
 
 from __future__ import annotations
