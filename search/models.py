@@ -45,7 +45,8 @@ class Paper(NamedTuple):
 
     id: str
     abstract: str
-    """The abstract as found in the corpus (LaTeX/Markdown source)."""
+    """The abstract as found in the corpus (LaTeX/Markdown source). A paper loaded from the saved
+    corpus leaves it on disk until it is read (see `_abstract` below)."""
     venue: str | None = None
     title: str | None = None
     authors: tuple[str, ...] = ()
@@ -68,6 +69,19 @@ class Paper(NamedTuple):
     title_added: bool = False
     """The title is a fact added to a list of abstracts (the bundled ICLR 2025 list): the paper's name
     is the one its abstract introduces, not the title's."""
+
+
+def _abstract(paper: Paper) -> str:
+    """Paper.abstract: the text in its slot, or read now when the slot holds a kept abstract (an
+    object whose str() is the text: search/corpus/kept.py). The saved corpus keeps abstracts on
+    disk, not in memory, where at 100,000 papers they were half of what the papers take (133 MB)."""
+    value = tuple.__getitem__(paper, 1)
+    return value if value.__class__ is str else str(value)
+
+
+# The field stays a field (constructor, _replace, pickling and equality see the slot); only reading
+# it goes through _abstract.
+Paper.abstract = property(_abstract, doc="The abstract as found in the corpus (LaTeX/Markdown source).")  # type: ignore[assignment]
 
 
 @dataclass(frozen=True, slots=True)

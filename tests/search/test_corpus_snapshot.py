@@ -4,6 +4,8 @@ is loaded from the files again, so what the user sees is always what the files s
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import os
 import stat
@@ -30,6 +32,11 @@ def write(folder: Path, name: str, records) -> Path:
     path = folder / name
     path.write_text(json.dumps(records), encoding="utf-8")
     return path
+
+
+def sealed(secret: bytes, body: bytes) -> bytes:
+    """An entry's seal: HMAC-SHA256 of all that follows it, cut to its length."""
+    return hmac.new(secret, body, hashlib.sha256).digest()[: snapshot._SEAL]
 
 
 def entries() -> list[Path]:
@@ -113,11 +120,11 @@ def test_an_entry_sealed_with_another_key_is_not_trusted(tmp_path):
     body = entry.read_bytes()[len(snapshot._MAGIC) + snapshot._SEAL :]
     planted = body.replace(b"Diffusion", b"Planted!!")
     assert planted != body
-    entry.write_bytes(snapshot._MAGIC + snapshot._sealed(os.urandom(64), planted) + planted)
+    entry.write_bytes(snapshot._MAGIC + sealed(os.urandom(64), planted) + planted)
     assert [p.title for p in load_corpus([path], keep=True).papers] == ["Graph Transformers", "Diffusion"]
     # The same planted entry sealed with this user's key would be read: the key is what keeps it out.
     secret = (entry.parent / snapshot.KEY_FILE).read_bytes()
-    entry.write_bytes(snapshot._MAGIC + snapshot._sealed(secret, planted) + planted)
+    entry.write_bytes(snapshot._MAGIC + sealed(secret, planted) + planted)
     assert [p.title for p in load_corpus([path], keep=True).papers] == ["Graph Transformers", "Planted!!"]
 
 
@@ -237,3 +244,67 @@ def test_the_set_loaded_last_is_kept_however_long_ago_it_was_saved(tmp_path, fil
     assert len(entries()) == snapshot.KEPT_ENTRIES
     files_not_read()
     assert [p.id for p in load_corpus([lists[0]], keep=True).papers] == ["p1", "p2"]
+
+
+MANY = [  # 200 papers of 5 KB abstracts, in several scripts: 1 MB of abstracts
+    {
+        "id": f"m{n}",
+        "title": f"Paper {n}",
+        "abstract": f"Paper {n} on caf\u00e9 \u2211 \U0001d4d5 graphs. " + "word " * 1000,
+    }
+    for n in range(200)
+]
+
+
+def test_the_saved_corpus_leaves_the_abstracts_on_disk_until_read(tmp_path):
+    """At 100,000 papers the abstracts are half the papers' memory: a load from the saved corpus
+    reads them when asked for, not at start."""
+    import tracemalloc
+
+    path = write(tmp_path, "many.json", MANY)
+    first = load_corpus([path], keep=True)
+    tracemalloc.start()
+    try:
+        second = load_corpus([path], keep=True)
+        held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    abstracts = sum(len(paper.abstract.encode()) for paper in first.papers)
+    assert abstracts > 1_000_000 and held < abstracts / 4
+    assert [paper.abstract for paper in second.papers] == [paper.abstract for paper in first.papers]
+    assert second.papers[7].abstract.startswith("Paper 7 on caf\u00e9 \u2211 \U0001d4d5 graphs.")
+    assert second == first
+
+
+def test_abstracts_stay_readable_when_their_entry_goes(tmp_path):
+    """Another instance may replace or prune the entry while this one shows its papers."""
+    path = write(tmp_path, "many.json", MANY)
+    load_corpus([path], keep=True)
+    loaded = load_corpus([path], keep=True)
+    (entry,) = entries()
+    entry.unlink()
+    assert loaded.papers[199].abstract.startswith("Paper 199 on")
+
+
+def test_an_entry_damaged_after_it_was_read_costs_abstracts_not_the_reader(tmp_path):
+    path = write(tmp_path, "many.json", MANY)
+    load_corpus([path], keep=True)
+    loaded = load_corpus([path], keep=True)
+    (entry,) = entries()
+    with open(entry, "r+b") as file:
+        file.truncate(1000)  # in place: the open file shrinks too
+    assert loaded.papers[150].abstract == ""
+    assert loaded.papers[150].title == "Paper 150"
+
+
+def test_papers_from_the_saved_corpus_reach_the_index_builds_whole(tmp_path):
+    """The index is built in other processes, which get the papers pickled: with their abstracts."""
+    import pickle
+
+    path = write(tmp_path, "many.json", MANY)
+    load_corpus([path], keep=True)
+    loaded = load_corpus([path], keep=True)
+    data = pickle.dumps(loaded.papers[:3])
+    (entry,) = entries()
+    entry.unlink()
+    assert [paper.abstract for paper in pickle.loads(data)] == [p["abstract"].strip() for p in MANY[:3]]

@@ -1,0 +1,69 @@
+"""Abstracts kept on disk: the saved corpus (snapshot.py) leaves each paper's abstract in its entry
+file and puts a `Kept` in the paper's slot, read when Paper.abstract is asked for (the reader's
+pane, an index build, the CLI). At 100,000 papers the abstracts are 133 MB of the papers' 252 MB,
+and a session reads a few dozen of them.
+
+The entry was checked whole against its seal when it was opened; the open file is what is read
+afterwards (an entry replaced or pruned meanwhile is another file, and this one stays readable
+until the last paper from it goes)."""
+
+from __future__ import annotations
+
+import os
+from array import array
+from typing import BinaryIO
+
+
+class KeptAbstracts:
+    """The abstracts of one saved corpus: where each one's UTF-8 bytes are in the open entry."""
+
+    __slots__ = ("_ends", "_file", "_start")
+
+    def __init__(self, file: BinaryIO, start: int, ends: array) -> None:
+        self._file = file  # closed with the last paper that refers to it
+        self._start = start
+        self._ends = ends
+        """ends[i]: where abstract i ends, from `start`; it begins where abstract i - 1 ends."""
+
+    def __len__(self) -> int:
+        return len(self._ends)
+
+    def text(self, index: int) -> str:
+        begin = self._ends[index - 1] if index else 0
+        try:
+            data = os.pread(self._file.fileno(), self._ends[index] - begin, self._start + begin)
+            return data.decode("utf-8", "surrogatepass")
+        except (OSError, ValueError):  # the cache file damaged on disk since it was checked
+            return ""
+
+    def kept(self) -> list[Kept]:
+        """One Kept per abstract, in order."""
+        return [Kept(self, index) for index in range(len(self._ends))]
+
+
+class Kept:
+    """An abstract left on disk: its str() is the text, and it compares, hashes and pickles (to the
+    processes that build the index) as that text."""
+
+    __slots__ = ("_abstracts", "_index")
+
+    def __init__(self, abstracts: KeptAbstracts, index: int) -> None:
+        self._abstracts = abstracts
+        self._index = index
+
+    def __str__(self) -> str:
+        return self._abstracts.text(self._index)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str | Kept):
+            return str(self) == str(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+    def __reduce__(self) -> tuple:
+        return (str, (str(self),))
+
+    def __repr__(self) -> str:
+        return repr(str(self))
