@@ -187,5 +187,8 @@ def run_app(engine: SearchEngine, query: str | None = None) -> int:
     """Run the app until the user quits; the terminal is restored even after an error."""
     access = StoreAccess.open()
     app = ReaderApp(engine, store=access.store, query=query, store_problem=access.problem)
-    app.run()
+    try:
+        app.run()
+    finally:
+        engine.save_for_next_start()  # quit before the index was up: saved now (or already)
     return app.return_code or 0

@@ -3,7 +3,7 @@ and keep each paper once (merge.py: the same paper in two lists is one paper, in
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
@@ -45,13 +45,16 @@ def load_corpus(
     *,
     contents: Mapping[Path, bytes] | None = None,
     keep: bool = False,
+    later: list[Callable[[], None]] | None = None,
 ) -> Corpus:
     """Load and merge corpus files (default: the bundled list). Raises CorpusError; with
     `skip_broken`, a file that cannot be loaded is left out and named in `problems` instead
     (unless none can be loaded). `contents` gives files already read (`read_corpus_file`), so what
     is checked is exactly what the caller then copies. `keep` saves the merged corpus for the next
     load of the same unchanged files (snapshot.py): the engine's loads do, not a list looked at alone
-    (which would push the app's set out of the few kept)."""
+    (which would push the app's set out of the few kept). With `later`, what is saved for the next
+    load (each file's parse, the merged corpus) is not written now: the calls that write it are
+    appended to `later`, for the app to make once it is up."""
     bundled = bundled_paths()
     files = [Path(p) for p in paths] if paths else bundled
     # Stamped before reading: a file changed meanwhile is read again next time.
@@ -67,7 +70,7 @@ def load_corpus(
     for path in files:
         try:
             data = contents.get(path) if contents else None
-            parsed = _parsed(path) if data is None else parse(path, _decode(path, data))
+            parsed = _parsed(path, later) if data is None else parse(path, _decode(path, data))
         except CorpusError as error:
             if not skip_broken:
                 raise
@@ -88,7 +91,11 @@ def load_corpus(
     sources = tuple(str(p) for p in files)
     corpus = Corpus(name, papers, sources, skipped, merged.duplicates, tuple(problems), merged.aliases)
     if keep and key is not None and not problems:
-        snapshot.write(key, {field.name: getattr(corpus, field.name) for field in fields(Corpus)})
+        saved_fields = {field.name: getattr(corpus, field.name) for field in fields(Corpus)}
+        if later is None:
+            snapshot.write(key, saved_fields)
+        else:
+            later.append(lambda: snapshot.write(key, saved_fields))
     return corpus
 
 
@@ -97,9 +104,9 @@ def _numbered(paper: Paper, number: int) -> Paper:
     return paper._replace(position=number)
 
 
-def _parsed(path: Path) -> Parsed:
+def _parsed(path: Path, later: list[Callable[[], None]] | None = None) -> Parsed:
     """The file's papers, from the cache of parsed files when it is unchanged (see parsed.py)."""
-    return parsed_file(path, MAX_CORPUS_BYTES, lambda: parse(path, _decode(path, read_corpus_file(path))))
+    return parsed_file(path, MAX_CORPUS_BYTES, lambda: parse(path, _decode(path, read_corpus_file(path))), later)
 
 
 def read_corpus_file(path: Path) -> bytes:

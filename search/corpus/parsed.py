@@ -45,9 +45,12 @@ _FIELDS = (
 """What a parser sets (source, position and also_in are the loader's)."""
 
 
-def parsed_file(path: Path, limit: int, parse: Callable[[], Parsed]) -> Parsed:
+def parsed_file(
+    path: Path, limit: int, parse: Callable[[], Parsed], later: list[Callable[[], None]] | None = None
+) -> Parsed:
     """The file's parse from the cache when the file is unchanged, else `parse()` (cached for next
-    time). A file that is no regular file of at most `limit` bytes is left to `parse` to refuse."""
+    time: now, or by the call appended to `later`). A file that is no regular file of at most
+    `limit` bytes is left to `parse` to refuse."""
     try:
         status = os.stat(path)
     except (OSError, ValueError):
@@ -62,7 +65,10 @@ def parsed_file(path: Path, limit: int, parse: Callable[[], Parsed]) -> Parsed:
     if found is not None:
         return found
     result = parse()  # the stamp was taken before reading, so a file changed meanwhile is re-parsed next time
-    _write(entry, path, stamp, result)
+    if later is None:
+        _write(entry, path, stamp, result)
+    else:
+        later.append(lambda: _write(entry, path, stamp, result))
     return result
 
 

@@ -20,9 +20,9 @@ papers without them (at 100,000 papers the app's peak memory went from 410 to 16
 from __future__ import annotations
 
 import contextlib
-import io
 import hashlib
 import hmac
+import io
 import marshal
 import os
 import stat

@@ -143,3 +143,18 @@ def test_a_broken_corpus_file_is_a_notice_and_the_others_still_load(tmp_path):
         assert b"Traceback" not in term.raw
     finally:
         term.close(timeout=1)
+
+
+def test_a_start_quit_at_once_has_saved_its_parse_for_the_next(tmp_path):
+    """Saving what a start parsed waits until the app is up: quitting at the first frame still
+    leaves it saved, and the next start reads it."""
+    term = Terminal([], tmp_path)
+    try:
+        term.wait_for("38 papers")
+        term.send("\x11")  # ctrl+q
+        assert term.close() == 0
+    finally:
+        term.close(timeout=1)
+    saved = tmp_path / "cache" / "iclr-reader"
+    assert len(list((saved / "corpus").glob("*.bin"))) == 1
+    assert len(list((saved / "parsed").glob("*.json"))) == 2  # the two bundled list files

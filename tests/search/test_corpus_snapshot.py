@@ -308,3 +308,23 @@ def test_papers_from_the_saved_corpus_reach_the_index_builds_whole(tmp_path):
     (entry,) = entries()
     entry.unlink()
     assert [paper.abstract for paper in pickle.loads(data)] == [p["abstract"].strip() for p in MANY[:3]]
+
+
+def saved_files() -> list[Path]:
+    cache = paths.cache_dir()
+    return sorted([*(cache / "parsed").glob("*.json"), *(cache / snapshot.CACHE_FOLDER).glob("*.bin")])
+
+
+def test_a_start_can_save_its_parse_once_it_is_up(tmp_path, files_not_read):
+    """The app's start saves what it parsed after its first frame, not before it."""
+    from search.engine import SearchEngine
+
+    lists = [write(tmp_path, "one.json", ONE), write(tmp_path, "other.json", OTHER)]
+    engine = SearchEngine.from_paths(lists, save_later=True)
+    assert [p.id for p in engine.papers] == ["p1", "p2", "q2"]
+    assert saved_files() == []
+    engine.save_for_next_start()
+    assert len(saved_files()) == 3  # each list's parse and the merged corpus
+    engine.save_for_next_start()  # once only
+    files_not_read()
+    assert SearchEngine.from_paths(lists).corpus == engine.corpus

@@ -46,6 +46,24 @@ async def test_starts_with_every_paper_in_corpus_order_and_search_focused(make_a
         assert reader_text(app).startswith("Learning to Select Nodes in Branch and Bound")
 
 
+async def test_a_start_saves_what_it_parsed_once_its_index_is_up(tmp_path):
+    """The first frame does not wait for the next start's caches: the app writes them after."""
+    from search import SearchEngine, paths
+    from search.user.store import UserStore
+    from tui.app import ReaderApp
+
+    path = tmp_path / "list.txt"
+    path.write_text("TEST 2024 list\n\nFirst abstract on graphs.\n\nSecond abstract on kernels.\n", encoding="utf-8")
+    engine = SearchEngine.from_paths([path], save_later=True)
+    saved = paths.cache_dir() / "corpus"
+    assert not list(saved.glob("*.bin"))
+    app = ReaderApp(engine, store=UserStore())
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        assert engine.ready and app.sub_title == "list · 2 papers"
+        assert len(list(saved.glob("*.bin"))) == 1
+
+
 async def test_typing_updates_results_after_each_keystroke(make_app):
     app = make_app()
     async with app.run_test(size=WIDE) as pilot:

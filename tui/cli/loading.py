@@ -12,11 +12,11 @@ from search import IndexStatus, Library, SearchEngine, shown
 from tui.cli.wording import counted
 
 
-def load_engine(args: argparse.Namespace, skip_broken: bool = False) -> SearchEngine:
+def load_engine(args: argparse.Namespace, skip_broken: bool = False, save_later: bool = False) -> SearchEngine:
     """The papers of `--corpus` (default: the bundled list plus the library). What was left out (a
     broken list, a library folder that cannot be read) is in `engine.corpus.problems`, so the app
-    shows it as a notice, and is a warning on stderr here."""
-    engine = SearchEngine.from_paths(args.corpus, skip_broken=skip_broken)
+    shows it as a notice, and is a warning on stderr here. `save_later`: see SearchEngine.from_paths."""
+    engine = SearchEngine.from_paths(args.corpus, skip_broken=skip_broken, save_later=save_later)
     if not args.corpus:
         unreadable = Library().problems()
         if unreadable:
