@@ -185,6 +185,25 @@ def test_load_json_raises_only_its_one_error():
     assert load_json('{"k\\udc00": ["\\ud800", "\\ud83d\\ude00"]}') == {"k\ufffd": ["\ufffd", "\U0001f600"]}
 
 
+@pytest.mark.parametrize(
+    ("escaped", "expected"),
+    [
+        ("\\ud83d\\ude00 and \\uD835\\uDC53", "\U0001f600 and \U0001d453"),  # pairs: kept
+        ("pair \\ud83d\\ude00 then a lone \\ud83d", "pair \U0001f600 then a lone \ufffd"),
+        ("\\ude00 low first", "\ufffd low first"),
+        ("\\ud83d \\ude00 apart", "\ufffd \ufffd apart"),
+        ("\\ud83d\\ud83d\\ude00", "\ufffd\U0001f600"),  # two highs, one low
+        # An escaped backslash ends an escape: "\\ud83d" is text, so the low half after it is lone.
+        ("\\\\ud83d\\ude00", "\\ud83d\ufffd"),
+        ("\\\\\\ud83d\\ude00", "\\\U0001f600"),
+    ],
+)
+def test_only_lone_surrogates_are_replaced_however_the_pairs_are_escaped(escaped, expected):
+    from search.untrusted import load_json
+
+    assert load_json(f'["{escaped}"]') == [expected]
+
+
 # -- lone surrogates ------------------------------------------------------------------------------
 
 S = "\\ud800"  # as JSON writes it: a lone high surrogate

@@ -98,14 +98,14 @@ def abstract(value: Any) -> str | None:
 
 def text(value: Any) -> str | None:
     """A one-line string from a scalar field, or None."""
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, (int, float)):
-        value = str(value)
-    if not isinstance(value, str):
-        return None
-    value = sanitize_line(value)
-    return value or None
+    if value.__class__ is not str:  # a string is the usual case (20 fields a paper, at every parse)
+        if isinstance(value, bool) or value is None:
+            return None
+        if isinstance(value, (int, float)):
+            value = str(value)
+        elif not isinstance(value, str):
+            return None
+    return sanitize_line(value) or None
 
 
 def addresses(value: Any) -> str | None:
@@ -125,7 +125,9 @@ def year(value: Any) -> int | None:
 def names(value: Any, separators: str = ";") -> tuple[str, ...]:
     """Author or keyword names from a list (of strings or {"name": ...}) or a separated string."""
     if isinstance(value, str):
-        parts: Iterable[Any] = re.split(f"[{re.escape(separators)}]", value)
+        parts: Iterable[Any] = (
+            value.split(separators) if len(separators) == 1 else re.split(f"[{re.escape(separators)}]", value)
+        )
     elif isinstance(value, list):
         parts = value
     else:
