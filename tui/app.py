@@ -7,11 +7,13 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
 from search import ReaderError, SearchEngine, UserStore
+from tui import collector
 from tui.preferences import Preferences
 from tui.preferences import load as load_preferences
 from tui.preferences import save as save_preferences
@@ -52,8 +54,11 @@ class ReaderApp(App[int]):
             preferences, self._preferences_notice = loaded.preferences, loaded.notice
         self.preferences = preferences
         """What the user set (theme, split, sort, match, list only); change it with update_preferences."""
+        self._collector = collector.IdleCollector()
 
     def on_mount(self) -> None:
+        self._collector.start()
+        self.set_interval(collector.IDLE / 2, self._collector.check)
         if self.preferences.theme in self.available_themes:
             self.theme = self.preferences.theme
         self.push_screen(
@@ -69,6 +74,14 @@ class ReaderApp(App[int]):
             self.notify(self.store.notice, title="Bookmarks", severity="warning", timeout=15, markup=False)
         for problem in self.engine.corpus.problems:
             self.notify(f"Left out: {problem}", title="List not loaded", severity="warning", timeout=15, markup=False)
+
+    def on_unmount(self) -> None:
+        self._collector.stop()
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.InputEvent):
+            self._collector.input()  # the collector's full passes wait for a pause in the typing
+        await super().on_event(event)
 
     def update_preferences(self, **changes: Any) -> None:
         """Change preferences (keyword arguments named as Preferences' fields) and save them for the

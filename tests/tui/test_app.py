@@ -419,3 +419,25 @@ async def test_fast_typing_runs_one_search_at_a_time_and_shows_the_last_query(ma
         assert app.screen.result.query == "graph neural network"
         assert calls[-1] == "graph neural network"
         assert len(calls) <= len("graph neural network")  # never a storm of repeated searches
+
+
+async def test_the_collectors_full_passes_wait_for_a_pause(make_app, monkeypatch):
+    """A full pass of the cycle collector stalls the interface (45-85 ms at 100,000 papers): while
+    the app runs, CPython never starts one itself; the app makes one once the user pauses."""
+    import gc
+
+    from tui import collector
+
+    monkeypatch.setattr(collector, "IDLE", 0.2)
+    before = gc.get_threshold()
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        assert gc.get_threshold()[:2] == before[:2] and gc.get_threshold()[2] >= 1 << 30
+        await type_query(pilot, app, "graph")
+        passes = gc.get_stats()[2]["collections"]
+        deadline = time.monotonic() + 10
+        while gc.get_stats()[2]["collections"] == passes and time.monotonic() < deadline:
+            await pilot.pause(0.05)
+        assert gc.get_stats()[2]["collections"] > passes
+    assert gc.get_threshold() == before
