@@ -44,11 +44,13 @@ class IdleCollector:
         self._last_input = time.monotonic()
         self._used = True
 
+    def paused(self) -> bool:
+        """No input for IDLE seconds."""
+        return time.monotonic() - self._last_input >= IDLE
+
     def check(self) -> bool:
         """Make a full pass if the user has paused (or has not for LONGEST seconds); whether it did."""
-        now = time.monotonic()
-        paused = now - self._last_input >= IDLE
-        if not self._used or not (paused or now - self._last_pass >= LONGEST):
+        if not self._used or not (self.paused() or time.monotonic() - self._last_pass >= LONGEST):
             return False
         gc.collect()
         self._last_pass, self._used = time.monotonic(), False

@@ -4,12 +4,15 @@ pane, an index build, the CLI). At 100,000 papers the abstracts are 133 MB of th
 and a session reads a few dozen of them.
 
 The entry was checked whole against its seal when it was opened; the open file is what is read
-afterwards (an entry replaced or pruned meanwhile is another file, and this one stays readable
-until the last paper from it goes)."""
+afterwards (on a local file system, an entry replaced or pruned meanwhile is another file, and this
+one stays readable until the last paper from it goes). A read that fails (the file cut short in
+place, a network file system's stale handle) gives an empty abstract, never an error: the cache
+is derived data, and the next start reads the lists again if the entry is damaged."""
 
 from __future__ import annotations
 
 import os
+import weakref
 from array import array
 from typing import BinaryIO
 
@@ -17,10 +20,11 @@ from typing import BinaryIO
 class KeptAbstracts:
     """The abstracts of one saved corpus: where each one's UTF-8 bytes are in the open entry."""
 
-    __slots__ = ("_ends", "_file", "_start")
+    __slots__ = ("__weakref__", "_ends", "_file", "_start")
 
     def __init__(self, file: BinaryIO, start: int, ends: array) -> None:
-        self._file = file  # closed with the last paper that refers to it
+        self._file = file
+        weakref.finalize(self, file.close)  # closed with the last paper that refers to it
         self._start = start
         self._ends = ends
         """ends[i]: where abstract i ends, from `start`; it begins where abstract i - 1 ends."""

@@ -233,8 +233,6 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
 
         status = self.engine.ensure_index(on_progress=progress, cancel=worker.cancelled_event)
         self.post_message(IndexReady(status))
-        # The start's parse, saved for the next start now that searching does not wait for it.
-        self.engine.save_for_next_start()
 
     def on_index_progress(self, message: IndexProgress) -> None:
         progress = self.query_one(ProgressBar)
