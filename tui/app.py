@@ -217,5 +217,5 @@ def run_app(engine: SearchEngine, query: str | None = None) -> int:
     try:
         app.run()
     finally:
-        engine.save_for_next_start()  # quit before the index was up: saved now (or already)
+        engine.save_for_next_start()  # quit before a pause: saved now (or already)
     return app.return_code or 0

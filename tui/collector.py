@@ -3,11 +3,11 @@
 The papers and the index are put out of the collector's sight once loaded (gc.freeze, at start and
 when the index is open). With so few long-lived objects left in view, CPython's rule for a full pass
 (a quarter more objects than survived the last one) starts one every few keystrokes, and each
-stalls the interface: 20-40 ms at 10,745 papers, 45-85 ms at 100,000 (freeing the cyclic garbage
-of the searches and repaints before it, 10,000-30,000 objects). So while the app runs, automatic
-full passes are off (the young generations are collected as before) and the app makes one when
-no key or mouse event has come for IDLE seconds, or at the latest every LONGEST seconds of
-uninterrupted use, so garbage never piles up."""
+stalls the interface: 45-85 ms at 100,000 papers (freeing the cyclic garbage of the searches and
+repaints before it, 10,000-30,000 objects). So while the app runs, automatic full passes are off
+(the young generations are collected as before) and the app makes one when no key or mouse event
+has come for IDLE seconds after some input, and at the latest LONGEST seconds after the last one,
+so garbage never piles up."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import time
 IDLE = 1.0
 """Seconds without input before a full pass."""
 LONGEST = 30.0
-"""Seconds of use after which a full pass is made even without a pause."""
+"""Seconds after a full pass when the next is made even without a pause."""
 _NEVER = 1 << 30
 
 
@@ -26,7 +26,7 @@ class IdleCollector:
         self._threshold: tuple[int, int, int] | None = None
         self._last_input = self._last_pass = time.monotonic()
         self._used = False
-        """Input came since the last pass (an idle app makes none)."""
+        """Input came since the last pass (an idle app makes one only every LONGEST seconds)."""
 
     def start(self) -> None:
         """Automatic full passes off until `stop`."""
@@ -49,8 +49,11 @@ class IdleCollector:
         return time.monotonic() - self._last_input >= IDLE
 
     def check(self) -> bool:
-        """Make a full pass if the user has paused (or has not for LONGEST seconds); whether it did."""
-        if not self._used or not (self.paused() or time.monotonic() - self._last_pass >= LONGEST):
+        """Make a full pass if the user has paused after some input, or LONGEST seconds after the
+        last pass whatever happened (typing on, or work in the background with no input); whether
+        it did."""
+        due = time.monotonic() - self._last_pass >= LONGEST
+        if not (due or (self._used and self.paused())):
             return False
         gc.collect()
         self._last_pass, self._used = time.monotonic(), False

@@ -29,9 +29,6 @@ class KeptAbstracts:
         self._ends = ends
         """ends[i]: where abstract i ends, from `start`; it begins where abstract i - 1 ends."""
 
-    def __len__(self) -> int:
-        return len(self._ends)
-
     def text(self, index: int) -> str:
         begin = self._ends[index - 1] if index else 0
         try:
@@ -39,10 +36,6 @@ class KeptAbstracts:
             return data.decode("utf-8", "surrogatepass")
         except (OSError, ValueError):  # the cache file damaged on disk since it was checked
             return ""
-
-    def kept(self) -> list[Kept]:
-        """One Kept per abstract, in order."""
-        return [Kept(self, index) for index in range(len(self._ends))]
 
 
 class Kept:

@@ -63,7 +63,7 @@ def open_app(args: argparse.Namespace) -> int:
     # frame at 100,000 papers by 0.3 s, whether during the load or just after it).
     gc.disable()
     try:
-        # What a cold start parsed is saved for the next once the index is up, not before the first frame.
+        # What a cold start parsed is saved for the next start when the user pauses, not before the first frame.
         engine = load_engine(args, skip_broken=True, save_later=True)
     finally:
         gc.freeze()
