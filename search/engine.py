@@ -5,20 +5,19 @@ from __future__ import annotations
 import dataclasses
 import re
 import threading
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, TypeVar
 
 from search import paths
 from search.corpus.library import list_name
 from search.corpus.loader import Corpus, load_corpus
 from search.errors import UnknownPaper
-from search.index.lifecycle import DAMAGED_NOTICE, IndexStatus, ShardedIndex
+from search.index.guard import GuardedIndex
+from search.index.lifecycle import DAMAGED_NOTICE, IndexStatus, OpenedIndex
 from search.index.shard import Progress
-from search.models import AvailableFilters, Hit, Marks, Paper, SearchResult
+from search.models import AvailableFilters, Hit, Marks, Paper, SearchRequest, SearchResult
 from search.query.budget import SEARCH_SECONDS, Budget, SearchStopped, shortened
 from search.query.facets import MATCHES, SORTS, Facets, facet_tokens, split_facets
 from search.query.filters import Filters, missing_fields
@@ -40,9 +39,6 @@ class Row:
     has_code: bool
 
 
-FILES_CHECK_INTERVAL = 2.0
-"""At most this often (in seconds), a search first checks that the open index's files are as they
-were when checked (a stat each); one written, replaced or deleted meanwhile has the index repaired."""
 QUICK_NOTICE = "Quick matches by word while the index builds; ranked results follow"
 """The notice of a result found by scanning the papers' text (`quick_search`)."""
 
@@ -67,17 +63,10 @@ class SearchEngine:
         self.by_id = {**{alias: kept[target] for alias, target in self.aliases.items()}, **kept}
         """Every id a paper can be found by: its own and its aliases."""
         self._cache_dir = cache_dir
-        self._runner: GuardedRunner | None = None
-        self._index: ShardedIndex | None = None
-        self._index_notice: str | None = None
-        self._searched: object = None
-        """The open index (lifecycle.OpenedIndex) the runner searches."""
-        self._files_checked = 0.0
-        self._lock = threading.Lock()
+        self._index: GuardedIndex[QueryRunner] = GuardedIndex(_runner_of, QueryRunner.close, self._describe_paper)
+        """The index, its query runner, and their repair when damaged (search/index/guard.py)."""
         self._unsaved: list[Callable[[], None]] = []
-        self._unsaved_lock = threading.Lock()  # not _lock, which a build holds for seconds
-        self._stored_rows: Mapping[str, Sequence] = {}
-        """paper id -> the index's stored (name, headline, has_code)."""
+        self._unsaved_lock = threading.Lock()  # not the index's lock, which a build holds for seconds
         self.describe = lru_cache(maxsize=None)(self._describe)
         self._list_of = lru_cache(maxsize=None)(list_name)
         self._lists_of = lru_cache(maxsize=None)(self._paper_lists)
@@ -142,9 +131,15 @@ class SearchEngine:
     def _describe(self, paper_id: str) -> Description:
         return describe(self.paper(paper_id))
 
+    def _stored_row(self, paper_id: str) -> Sequence | None:
+        """The index's stored (name, headline, has_code), once the index is open: a Row is made when
+        asked for, 40 a screen, not 100,000 a start."""
+        opened = self._index.opened
+        return None if opened is None else opened.rows.get(paper_id)
+
     def row(self, paper_id: str) -> Row:
         """The result-list row, from the index when it has it: no markup conversion needed."""
-        stored = self._stored_rows.get(paper_id)
+        stored = self._stored_row(paper_id)
         if stored is not None:
             return Row(*stored)
         description = self.describe(paper_id)
@@ -152,7 +147,7 @@ class SearchEngine:
 
     def quick_row(self, paper_id: str) -> Row:
         """A row that never converts markup: the stored one, or the title or raw first words."""
-        stored = self._stored_rows.get(paper_id)
+        stored = self._stored_row(paper_id)
         if stored is not None:
             return Row(*stored)
         paper = self.paper(paper_id)
@@ -162,127 +157,63 @@ class SearchEngine:
 
     @property
     def ready(self) -> bool:
-        return self._runner is not None
+        return self._index.reader is not None
 
     def ensure_index(
         self, on_progress: Progress | None = None, cancel: threading.Event | None = None, rebuild: bool = False
     ) -> IndexStatus:
         """Open each corpus file's index, building the ones that are missing, stale or damaged."""
-        with self._lock:
-            root = (self._cache_dir or paths.cache_dir()) / "index"
-            if self._index is None or self._index.root != root:
-                self._index = ShardedIndex(root)
-            status = self._index.open(self.papers, self._describe_paper, on_progress, cancel, rebuild)
-            try:
-                self._adopt()
-            except Exception as error:
-                # Damaged between checking and opening (another process at work): check again, once.
-                repaired = self._index.repair(self._describe_paper) if _may_be_damage(error) else None
-                if repaired is None:
-                    raise
-                self._adopt()
-                built, damaged = status.built or repaired.built, status.damaged + repaired.damaged
-                status = dataclasses.replace(status, built=built, notice=repaired.notice, damaged=damaged)
-            return status
+        root = (self._cache_dir or paths.cache_dir()) / "index"
+        return self._index.open(root, self.papers, on_progress, cancel, rebuild)
 
     def _describe_paper(self, paper: Paper) -> Description:
         return self.describe(paper.id)
 
-    def _adopt(self) -> None:
-        """Search the index's open shards, unless they are the ones searched already."""
-        assert self._index is not None
-        opened = self._index.opened
-        if opened is None or (opened is self._searched and self._runner is not None):
-            return
-        runner = GuardedRunner(QueryRunner(opened.indexes, opened.words, opened.counts), self)
-        if self._runner is not None:
-            self._runner.close()
-        self._stored_rows = opened.rows  # a Row is made when asked for: 40 a screen, not 100,000 a start
-        self._runner, self._searched = runner, opened
-        self._files_checked = time.monotonic()
-
-    def _checked(self, runner: GuardedRunner) -> tuple[GuardedRunner, bool]:
-        """The runner to search with: `runner`, or a repaired one if files of the open index changed
-        on disk (checked every FILES_CHECK_INTERVAL; not while the index is being opened); and
-        whether damaged shards were rebuilt."""
-        now = time.monotonic()
-        if now - self._files_checked < FILES_CHECK_INTERVAL or not self._lock.acquire(blocking=False):
-            return runner, False
-        try:
-            self._files_checked = now
-            changed = self._index is not None and self._index.changed_on_disk()
-        finally:
-            self._lock.release()
-        return (self._repaired(runner) or (runner, False)) if changed else (runner, False)
-
-    def _repaired(self, failed: GuardedRunner) -> tuple[GuardedRunner, bool] | None:
-        """After `failed` raised while reading the index, or gave an id the corpus does not know: the
-        runner to try again with (every file checked on disk, damaged shards rebuilt) and whether
-        shards were rebuilt; None when the index on disk is sound and the one open, so the error was
-        not damage."""
-        with self._lock:
-            if self._runner is not failed:  # another thread repaired it already (or the engine was closed)
-                return None if self._runner is None else (self._runner, False)
-            assert self._index is not None
-            status = self._index.repair(self._describe_paper)
-            if status is None:
-                return None
-            self._adopt()
-            if status.damaged:
-                self._index_notice = DAMAGED_NOTICE
-            assert self._runner is not None
-            return self._runner, bool(status.damaged)
+    @property
+    def runner(self) -> QueryRunner:
+        """The open index's query runner, the index opened first if need be: for tests and tools
+        that look inside it. Searches go through `search` and `related`, which guard it against a
+        damaged index and keep ids the corpus does not know from their results."""
+        if self._index.reader is None:
+            self.ensure_index()
+        assert self._index.reader is not None
+        return self._index.reader
 
     def take_index_notice(self) -> str | None:
         """What to tell the user, once, about the index since the last call, or None: that it was found
         damaged while searching, and rebuilt. (The result of the search that found it says so too,
         in its notice; this is for callers that may not show that result.)"""
-        notice, self._index_notice = self._index_notice, None
-        return notice
+        return self._index.take_notice()
 
     def _known(self, paper_id: str) -> bool:
         return paper_id in self.by_id
 
     # -- queries ------------------------------------------------------------------------------
 
-    def search(
-        self,
-        text: str,
-        limit: int = 50,
-        partial: bool = False,
-        hit_terms: bool = True,
-        marks: Marks | None = None,
-        cancel: threading.Event | None = None,
-        seconds: float | None = SEARCH_SECONDS,
-        match: str = "any",
-        sort: str = "relevance",
-        correct: bool = True,
-    ) -> SearchResult:
-        """Ranked hits for a query, with its facets (list:, venue:, status:, has:, is:, sort:,
-        match:) applied; `partial`: the last word is still being typed; `hit_terms`: fill each
-        hit's matched terms (the result's own `terms` are always there, for highlighting); `marks`:
-        the user's bookmarks and read papers, for is: filters; `match`: "any" (papers with any of
-        the words, ranked) or "all" (only those with every word), unless the query says match:;
-        `sort`: the order (relevance, order, name) unless the query says sort:; `correct=False`:
-        search the words exactly as typed, never a spelling correction (one may still be offered,
-        as the result's suggestion).
-        The search stops when `cancel` is set or after `seconds` (None: no time limit), with what
-        it had and a hint in the notice; every bound it met on the way (fuzzy distance, expansions,
-        query length) is a hint too, and so is every facet or field that cannot find anything."""
+    def search(self, request: SearchRequest | str, cancel: threading.Event | None = None) -> SearchResult:
+        """The ranked hits for a request (a plain string: SearchRequest(text), every default), with
+        the query's facets (list:, venue:, status:, has:, is:, sort:, match:) applied. The search
+        stops when `cancel` is set or after the request's `budget`, with what it had and a hint in
+        the notice; every bound it met on the way (fuzzy distance, expansions, query length) is a
+        hint too, and so is every facet or field that cannot find anything. ValueError when the
+        request's `match` or `sort` is not one there is."""
+        if isinstance(request, str):
+            request = SearchRequest(request)
+        text, limit, partial, hit_terms = request.text, request.limit, request.partial, request.hit_terms
+        match, sort = request.match, request.sort
         if match not in MATCHES:
             raise ValueError(f"match must be one of {', '.join(MATCHES)}, not {match!r}")
         if sort not in SORTS:
             raise ValueError(f"sort must be one of {', '.join(SORTS)}, not {sort!r}")
-        if self._runner is None:
+        if not self.ready:
             self.ensure_index()
-        assert self._runner is not None
-        budget = Budget(seconds, cancel)
+        budget = Budget(request.budget, cancel)
         text = shortened(text, budget)
         words, facets = split_facets(text)
         if sort != "relevance" and not any(_SORT_TOKEN.match(token) for token in facet_tokens(text)):
             facets = dataclasses.replace(facets, sort=sort)
         text = " ".join(text.split())
-        allowed, problems = self._filters.allowed(facets, self._canonical_marks(marks or Marks()))
+        allowed, problems = self._filters.allowed(facets, self._canonical_marks(request.marks))
         if facets.related is not None:
             return self._related_result(text, facets, limit, allowed, problems, budget)
         if not _WORDS.search(words):
@@ -292,7 +223,7 @@ class SearchEngine:
                 if facet_tokens(text):  # match:all, sort:relevance alone: nothing to rank, every paper
                     hits = tuple(Hit(paper.id, 0.0) for paper in self.papers[:limit])
                     return SearchResult(text, hits, len(self.papers), notice=_joined(budget.hints))
-                return self._runner.run(text, limit, partial, hit_terms, budget=budget)  # no words, no facets
+                return self._run(text, limit, partial, hit_terms, None, budget)  # no words, no facets
             papers = [paper for paper in self.papers if allowed is None or paper.id in allowed]
             hits = tuple(Hit(paper.id, 0.0) for paper in self._filters.sort(papers, facets.sort)[:limit])
             return SearchResult(text, hits, len(papers), notice=_joined([*problems, *budget.hints]))
@@ -302,7 +233,7 @@ class SearchEngine:
         wanted = len(self.papers) if facets.sort != "relevance" else limit
         tokens = facet_tokens(text)
         typing = partial and not (tokens and text.endswith(tokens[-1]))  # a facet after the words ends them
-        result = self._runner.run(words, wanted, typing, hit_terms, allowed, budget, facets.match or match, correct)
+        result = self._run(words, wanted, typing, hit_terms, allowed, budget, facets.match or match, request.correct)
         hits = result.hits
         if facets.sort != "relevance":
             order = {
@@ -365,14 +296,42 @@ class SearchEngine:
             return []
 
     def _related(self, paper_id: str, limit: int, allowed: frozenset[str] | None, budget: Budget) -> list[Hit]:
-        if self._runner is None:
+        if not self.ready:
             self.ensure_index()
-        assert self._runner is not None
         paper = self.paper(paper_id)
         paper_id = paper.id
         description = self.describe(paper_id)
         text = " ".join([paper.title or "", description.name or "", description.rendered.text, *paper.keywords])
-        return self._runner.similar(paper_id, text, limit, allowed, budget)
+        hits, _ = self._index.read(
+            lambda runner, attempt: runner.similar(paper_id, text, limit, allowed, _renewed(budget, attempt)),
+            lambda hits: _sound(hits, self._known),
+        )
+        return list(_kept(hits, self._known))
+
+    def _run(
+        self,
+        text: str,
+        limit: int,
+        partial: bool,
+        hit_terms: bool,
+        allowed: frozenset[str] | None,
+        budget: Budget,
+        match: str = "any",
+        correct: bool = True,
+    ) -> SearchResult:
+        """QueryRunner.run over the index, read again once repaired if it was damaged (the result
+        then says so); ids the corpus does not know never leave here."""
+        result, rebuilt = self._index.read(
+            lambda runner, attempt: runner.run(
+                text, limit, partial, hit_terms, allowed, _renewed(budget, attempt), match, correct
+            ),
+            lambda result: _sound(result.hits, self._known),
+        )
+        hits = _kept(result.hits, self._known)
+        if len(hits) == len(result.hits) and not rebuilt:
+            return result
+        notice = "; ".join(filter(None, [result.notice, DAMAGED_NOTICE if rebuilt else None])) or None
+        return dataclasses.replace(result, hits=hits, total=result.total - len(result.hits) + len(hits), notice=notice)
 
     def _related_result(
         self, text: str, facets: Facets, limit: int, allowed, problems: list[str], budget: Budget
@@ -419,92 +378,17 @@ class SearchEngine:
         return counts
 
     def close(self) -> None:
-        if self._runner is not None:
-            self._runner.close()
-            self._runner = None
+        self._index.close()
 
 
-def _may_be_damage(error: Exception) -> bool:
-    """Errors of the engine's own (a ReaderError, a search stopped by its budget, a cancelled build)
-    say what the user or the caller did; any other error while reading the index may come from
-    damaged files."""
-    module = type(error).__module__
-    return module != "search" and not module.startswith("search.")
+def _runner_of(opened: OpenedIndex) -> QueryRunner:
+    return QueryRunner(opened.indexes, opened.words, opened.counts)
 
 
-_Read = TypeVar("_Read")
-
-
-class GuardedRunner:
-    """The query runner, guarded against a damaged index. On damaged files Whoosh raises all sorts
-    (struct.error, ValueError, KeyError, IndexError, EOFError, zlib.error, UnicodeDecodeError,
-    pickle errors, ...), and a damaged id column gives ids the corpus does not know (or one paper
-    twice): either way the engine checks the index on disk, rebuilds the damaged shards, and the
-    call runs again on them. An error the index on disk does not explain is raised as it was; ids
-    the corpus does not know never leave here."""
-
-    def __init__(self, runner: QueryRunner, engine: SearchEngine) -> None:
-        self.runner = runner
-        self._engine = engine
-
-    def run(self, *args: Any, **kwargs: Any) -> SearchResult:
-        result, rebuilt = self._read(lambda runner, a, k: runner.run(*a, **k), args, kwargs, lambda r: r.hits)
-        hits = _kept(result.hits, self._engine._known)
-        if len(hits) == len(result.hits) and not rebuilt:
-            return result
-        notice = "; ".join(filter(None, [result.notice, DAMAGED_NOTICE if rebuilt else None])) or None
-        return dataclasses.replace(result, hits=hits, total=result.total - len(result.hits) + len(hits), notice=notice)
-
-    def similar(self, *args: Any, **kwargs: Any) -> list[Hit]:
-        hits, _ = self._read(lambda runner, a, k: runner.similar(*a, **k), args, kwargs, lambda hits: hits)
-        return list(_kept(hits, self._engine._known))
-
-    def close(self) -> None:
-        self.runner.close()
-
-    def __getattr__(self, name: str) -> Any:
-        if name == "runner":  # not set yet (a copy): never look it up on itself
-            raise AttributeError(name)
-        return getattr(self.runner, name)
-
-    def _read(
-        self,
-        read: Callable[[QueryRunner, tuple, dict], _Read],
-        args: tuple,
-        kwargs: dict,
-        hits_of: Callable[[_Read], Sequence[Hit]],
-    ) -> tuple[_Read, bool]:
-        """read(runner, args, kwargs), and once more on the repaired index after an error or a wrong
-        id (when the index on disk is sound, an error is raised as it was and wrong ids are left to
-        the caller); and whether damaged shards were rebuilt meanwhile."""
-        guard, rebuilt = self._engine._checked(self)
-        if guard is not self:
-            args, kwargs = _renewed(args, kwargs)
-        try:
-            value = read(guard.runner, args, kwargs)
-        except Exception as error:
-            if not _may_be_damage(error):
-                raise
-            repaired = self._engine._repaired(guard)
-            if repaired is None:
-                raise
-            return read(repaired[0].runner, *_renewed(args, kwargs)), rebuilt or repaired[1]
-        if _sound(hits_of(value), self._engine._known):
-            return value, rebuilt
-        repaired = self._engine._repaired(guard)
-        if repaired is None:
-            return value, rebuilt
-        return read(repaired[0].runner, *_renewed(args, kwargs)), rebuilt or repaired[1]
-
-
-def _renewed(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
-    """A call's arguments with its search budget started afresh: the time a repair took (a rebuild
-    of a shard may take seconds) is not the search's."""
-
-    def renewed(value: Any) -> Any:
-        return Budget(value.seconds, value.cancel) if isinstance(value, Budget) else value
-
-    return tuple(map(renewed, args)), {key: renewed(value) for key, value in kwargs.items()}
+def _renewed(budget: Budget, attempt: int) -> Budget:
+    """The search's budget, started afresh on a read after a repair: the time the repair took (a
+    rebuild of a shard may take seconds) is not the search's."""
+    return budget if attempt == 0 else Budget(budget.seconds, budget.cancel)
 
 
 def _sound(hits: Sequence[Hit], known: Callable[[str], bool]) -> bool:

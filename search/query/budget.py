@@ -16,9 +16,8 @@ from __future__ import annotations
 import threading
 import time
 
-SEARCH_SECONDS = 2.0
-"""Wall-clock time one search may take (the app's, the CLI's): ordinary queries take milliseconds
-(p95 25 ms at 50,000 papers), the slowest realistic ones a few hundred."""
+from search.models import SEARCH_SECONDS
+
 MAX_FUZZY_DISTANCE = 2
 """`word~N` is capped at this edit distance: from 3 up, the Levenshtein automaton grows
 exponentially (`transformer~7` took 18 s and 440 MB on 38 papers) and matches mostly noise."""

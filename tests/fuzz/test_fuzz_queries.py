@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from search.models import Marks
+from search.models import Marks, SearchRequest
 from tests.fuzz.guard import hang_guard
 
 EXAMPLES = 400
@@ -110,7 +110,7 @@ queries = st.lists(st.sampled_from(TOKENS) | st.text(max_size=8), max_size=20).m
 def test_search_never_raises(seed_engine, query, partial):
     marks = Marks(frozenset({seed_engine.papers[0].id}), frozenset({seed_engine.papers[1].id}))
     with hang_guard():
-        result = seed_engine.search(query, limit=20, partial=partial, marks=marks)
+        result = seed_engine.search(SearchRequest(query, limit=20, partial=partial, marks=marks))
     assert result.total >= len(result.hits)
     assert len({hit.paper_id for hit in result.hits}) == len(result.hits)
     assert all(hit.paper_id in seed_engine.by_id for hit in result.hits)
@@ -122,5 +122,5 @@ def test_search_never_raises(seed_engine, query, partial):
 @given(st.lists(st.sampled_from(TOKENS), min_size=50, max_size=300).map(" ".join))
 def test_long_queries_finish(seed_engine, query):
     with hang_guard():
-        result = seed_engine.search(query, limit=20)
+        result = seed_engine.search(SearchRequest(query, limit=20))
     assert result.total >= len(result.hits)

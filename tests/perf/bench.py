@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from search.corpus.loader import MAX_CORPUS_BYTES, bundled_paths, load_corpus  # noqa: E402
 from search.engine import SearchEngine  # noqa: E402
+from search.models import SearchRequest  # noqa: E402
 from search.text.markup import _convert_cached  # noqa: E402
 
 PAPERLISTS = ROOT.parent / "shared" / "corpora" / "paperlists"
@@ -209,16 +210,16 @@ def bench_build(paths: list[Path], cache: Path) -> dict:
 def bench_search(engine: SearchEngine, repeats: int) -> tuple[dict, list[str]]:
     timings: list[float] = []
     for query in QUERIES:  # warm-up: first use of each code path
-        engine.search(query, limit=30)
+        engine.search(SearchRequest(query, limit=30))
     for _ in range(repeats):
         for query in QUERIES:
             started = time.perf_counter()
-            result = engine.search(query, limit=30)
+            result = engine.search(SearchRequest(query, limit=30))
             [engine.row(hit.paper_id).headline for hit in result.hits]
             timings.append((time.perf_counter() - started) * 1000)
     samples = []
     for query in ("kv cache", "reinforcment learnng", '"gaussian process"'):
-        result = engine.search(query, limit=3)
+        result = engine.search(SearchRequest(query, limit=3))
         heads = "; ".join(engine.row(h.paper_id).headline[:60] for h in result.hits)
         samples.append(f"{query!r} -> {result.total} ({result.corrected or 'as typed'}): {heads}")
     return {"search_p50_ms": percentile(timings, 50), "search_p95_ms": percentile(timings, 95)}, samples

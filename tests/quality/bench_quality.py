@@ -42,7 +42,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from search import Paper, ReaderError, SearchEngine, load_corpus  # noqa: E402
+from search import Paper, ReaderError, SearchEngine, SearchRequest, load_corpus  # noqa: E402
 
 PAPERLISTS = ROOT.parent / "shared" / "corpora" / "paperlists"
 QUICK_LISTS = ("aistats2020", "colm2025", "www2025")
@@ -230,7 +230,8 @@ class Oddities:
 
 def engine_ids(engine: SearchEngine, query: str, odd: Oddities) -> list[str]:
     try:
-        result = engine.search(query, limit=CUTOFF)  # as `iclr-reader search` calls it (no marks: no is: facet)
+        # As `iclr-reader search` calls it (no marks: no is: facet).
+        result = engine.search(SearchRequest(query, limit=CUTOFF))
     except ReaderError as error:  # refused, as the CLI would say; anything else is a bug and stops the run
         kind = f"{type(error).__name__}: {error}"
         odd.raised[kind] += 1

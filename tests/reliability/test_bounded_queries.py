@@ -26,6 +26,7 @@ from search import quoted, split_facets
 from search.corpus.loader import Corpus, load_corpus
 from search.engine import SearchEngine
 from search.index import children
+from search.models import SearchRequest
 from search.query import budget as budget_module
 from search.query import related as related_module
 from search.query import spelling as spelling_module
@@ -89,7 +90,7 @@ def test_a_wide_range_is_searched_with_its_most_frequent_words_and_a_hint(seed_e
     result = seed_engine.search("[a TO z]")
     assert result.total > 0
     assert result.notice == "[a TO z] matches too many words; narrow the range"
-    query, _ = seed_engine._runner._parser.parse("[a TO z]", budget := Budget(None))
+    query, _ = seed_engine.runner._parser.parse("[a TO z]", budget := Budget(None))
     per_field: dict[str, int] = {}
     for field, _term in query.iter_all_terms():
         per_field[field] = per_field.get(field, 0) + 1
@@ -121,7 +122,7 @@ def test_a_long_query_searches_its_first_words(seed_engine):
 @pytest.mark.parametrize("query", ["x" * 100_000, "(" * 5000 + "graph" + ")" * 5000, ("abcdefghij" * 100 + " ") * 64])
 def test_a_huge_query_is_cut_to_its_first_characters(seed_engine, automata, query):
     for partial in (False, True):
-        result = seed_engine.search(query, partial=partial)
+        result = seed_engine.search(SearchRequest(query, partial=partial))
         assert f"searched its first {budget_module.MAX_QUERY_CHARS:,} characters" in result.notice
     assert all(distance <= MAX_FUZZY_DISTANCE for distance in automata)
 
@@ -171,7 +172,7 @@ def test_a_cancelled_search_stops_at_once(seed_engine):
 
 
 def test_the_whoosh_path_checks_the_budget_between_matches(seed_engine):
-    runner = seed_engine._runner  # (the damage guard passes attributes through)
+    runner = seed_engine.runner
     query, _ = runner._parser.parse('"graph neural"~3')
     cancelled = threading.Event()
     cancelled.set()
@@ -261,7 +262,7 @@ def test_odd_corpora_answer_every_query_without_raising(engine_for):
         queries = [*ODD_QUERIES, *(f"related:{quoted(paper.id)}" for paper in engine.papers[:1])]
         for query in queries:
             for partial in (False, True):
-                result = engine.search(query, partial=partial)
+                result = engine.search(SearchRequest(query, partial=partial))
                 assert result.total >= 0, (name, query)
                 assert "search stopped" not in (result.notice or ""), (name, query)
         if engine.papers:
@@ -276,7 +277,7 @@ def test_an_unknown_word_over_a_vocabulary_without_3_letter_words(engine_for):
 
 def test_stop_words_alone_say_so(seed_engine):
     assert seed_engine.search("the of").notice == "the, of: too common or too short to search"
-    assert seed_engine.search("the o", partial=True).notice is None  # still typing
+    assert seed_engine.search(SearchRequest("the o", partial=True)).notice is None  # still typing
 
 
 def test_the_vocabulary_corrector_sees_every_word_and_never_overruns():

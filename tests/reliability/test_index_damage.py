@@ -17,7 +17,7 @@ from search.corpus.loader import load_corpus
 from search.engine import SearchEngine
 from search.index.lifecycle import DAMAGED_NOTICE
 from search.index.shard import IndexLocation, verified
-from search.models import Hit
+from search.models import Hit, SearchRequest
 from search.query.runner import QueryRunner
 from tui.cli import main
 
@@ -59,7 +59,7 @@ def answers(searcher: SearchEngine) -> dict[str, tuple]:
     """Each query's total and ranked (paper, score)."""
     found = {}
     for query in QUERIES:
-        result = searcher.search(query, limit=100)
+        result = searcher.search(SearchRequest(query, limit=100))
         found[query] = (result.total, [(hit.paper_id, round(hit.score, 6)) for hit in result.hits])
     return found
 
@@ -293,7 +293,7 @@ def test_bytes_flipped_in_an_open_index_are_repaired_at_the_next_search(
     lists, tmp_path, monkeypatch, right_answers, kind
 ):
     # Whoosh reads these while searching: the damage shows as an error, or as ids no paper has.
-    monkeypatch.setattr("search.engine.FILES_CHECK_INTERVAL", 1e9)  # the files' stamps are not looked at
+    monkeypatch.setattr("search.index.guard.FILES_CHECK_INTERVAL", 1e9)  # the files' stamps are not looked at
     searcher = engine(lists, tmp_path / "cache")
     damaged = shard_of(searcher.ensure_index(), "a.json")
     flip(victim(damaged, kind), seed=8, share=8)
@@ -305,11 +305,11 @@ def test_bytes_flipped_in_an_open_index_are_repaired_at_the_next_search(
 
 def test_a_file_written_under_an_open_index_is_noticed_at_the_next_search(lists, tmp_path, monkeypatch, right_answers):
     # Whatever the lengths column holds, reading it raises nothing: only the files' stamps tell.
-    monkeypatch.setattr("search.engine.FILES_CHECK_INTERVAL", 0.0)
+    monkeypatch.setattr("search.index.guard.FILES_CHECK_INTERVAL", 0.0)
     searcher = engine(lists, tmp_path / "cache")
     damaged = shard_of(searcher.ensure_index(), "a.json")
     flip(victim(damaged, "lengths (_abstract_len.col)"), seed=9, share=2)
-    result = searcher.search("zebra kernel", limit=100)
+    result = searcher.search(SearchRequest("zebra kernel", limit=100))
     assert [(hit.paper_id, round(hit.score, 6)) for hit in result.hits] == right_answers["zebra kernel"][1]
     assert result.notice == DAMAGED_NOTICE and sound(damaged)
 
@@ -317,7 +317,7 @@ def test_a_file_written_under_an_open_index_is_noticed_at_the_next_search(lists,
 def test_an_index_replaced_by_another_process_is_opened_again_without_a_rebuild(
     lists, tmp_path, monkeypatch, right_answers
 ):
-    monkeypatch.setattr("search.engine.FILES_CHECK_INTERVAL", 0.0)
+    monkeypatch.setattr("search.index.guard.FILES_CHECK_INTERVAL", 0.0)
     cache = tmp_path / "cache"
     searcher = engine(lists, cache)
     shards = searcher.ensure_index().paths
@@ -342,8 +342,8 @@ def test_ids_the_corpus_does_not_know_never_reach_the_caller(lists, tmp_path, mo
     monkeypatch.setattr(QueryRunner, "similar", lambda self, *a, **k: [Hit("nope", 1.0), *real_similar(self, *a, **k)])
     result = searcher.search("markera17")
     assert [hit.paper_id for hit in result.hits] == ["a17"] and result.total == 1
-    assert [hit.paper_id for hit in searcher.search("zebra sort:title", limit=100).hits] == [
-        hit.paper_id for hit in searcher.search("zebra sort:title", limit=100).hits
+    assert [hit.paper_id for hit in searcher.search(SearchRequest("zebra sort:title", limit=100)).hits] == [
+        hit.paper_id for hit in searcher.search(SearchRequest("zebra sort:title", limit=100)).hits
     ]
     related = searcher.search("related:a17").hits
     assert related and all(searcher.paper(hit.paper_id) for hit in related)
@@ -383,7 +383,7 @@ def test_the_time_a_repair_takes_is_not_the_searchs(lists, tmp_path, monkeypatch
     real_build = search.index.shard.build
     monkeypatch.setattr(search.index.shard, "build", lambda *a, **k: time.sleep(0.5) or real_build(*a, **k))
     fail_once(monkeypatch, "run", struct.error("unpack requires a buffer of 8 bytes"))
-    result = searcher.search("markera17", seconds=0.3)  # the rebuild takes longer than the search may
+    result = searcher.search(SearchRequest("markera17", budget=0.3))  # the rebuild takes longer than the search may
     assert [hit.paper_id for hit in result.hits] == ["a17"] and result.notice == DAMAGED_NOTICE
 
 
@@ -391,7 +391,7 @@ def test_the_time_a_repair_takes_is_not_the_searchs(lists, tmp_path, monkeypatch
 
 
 def test_searching_while_two_other_processes_rebuild_the_index(lists, isolated_dirs, monkeypatch, right_answers):
-    monkeypatch.setattr("search.engine.FILES_CHECK_INTERVAL", 0.0)
+    monkeypatch.setattr("search.index.guard.FILES_CHECK_INTERVAL", 0.0)
     cache = isolated_dirs / "xdg_cache_home" / "iclr-reader"  # the children inherit XDG_CACHE_HOME
     searcher = engine(lists, cache)
     built = {shard: made(shard) for shard in searcher.ensure_index().paths}
@@ -447,7 +447,7 @@ async def test_the_app_says_that_the_index_was_damaged_and_shows_results(lists, 
         assert "b1" in [hit.paper_id for hit in app.screen.result.hits]
 
         # Damage while the app runs: the next search repairs it, and the status line says so.
-        monkeypatch.setattr("search.engine.FILES_CHECK_INTERVAL", 0.0)
+        monkeypatch.setattr("search.index.guard.FILES_CHECK_INTERVAL", 0.0)
         flip(victim(shard_of(status, "b.json"), "ids (id.col)"), seed=11, share=4)
         await pilot.press("7")
         await settle(pilot, app)

@@ -14,6 +14,7 @@ from search.corpus.formats.common import stable_id
 from search.corpus.loader import bundled_paths, load_corpus
 from search.engine import SearchEngine
 from search.index.shard import locate
+from search.models import SearchRequest
 from search.text.describe import bookmark_of, describe, primary_link
 from search.user.export import bibtex_entry, export, markdown_citation
 from tests.conftest import ROOT, SHARED, skip_unless_ci
@@ -143,7 +144,7 @@ def test_the_index_content_hash_sees_the_facts(tmp_path):
 
 
 def test_status_and_author_search_over_the_facts(seed_engine):
-    assert seed_engine.search("status:poster", limit=50).total == 20
+    assert seed_engine.search(SearchRequest("status:poster", limit=50)).total == 20
     titles = [seed_engine.paper(hit.paper_id).title for hit in seed_engine.search("author:xipeng").hits]
     assert titles == ["BitStack: Any-Size Compression of Large Language Models in Variable Memory Environments"]
 

@@ -5,6 +5,7 @@ import json
 import pytest
 
 from search.corpus.loader import load_corpus
+from search.models import SearchRequest
 from search.text.describe import describe, primary_link
 
 ABSTRACT = "We study counting in visual question answering. It helps."
@@ -183,6 +184,6 @@ def test_has_code_on_iclr2018_finds_every_paper_whose_record_has_code(real_engin
     (iclr2018,) = [path for path in paperlist_files if path.name == "iclr2018.json"]
     records = json.loads(iclr2018.read_text(encoding="utf-8"))
     with_code = {real_engine.canonical(str(r["id"])) for r in records if r.get("github") and r.get("abstract")}
-    result = real_engine.search("has:code list:iclr2018", limit=len(records))
+    result = real_engine.search(SearchRequest("has:code list:iclr2018", limit=len(records)))
     assert len(with_code) > 250  # every one of them is Markdown: none was found before
     assert with_code <= {hit.paper_id for hit in result.hits}

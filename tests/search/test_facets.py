@@ -2,7 +2,7 @@
 
 import pytest
 
-from search.models import Marks
+from search.models import Marks, SearchRequest
 from search.query.facets import split_facets, toggle
 
 
@@ -57,9 +57,9 @@ def test_status_code_and_marks(engine):
     assert sorted(ids(engine.search("graph has:code"))) == ["a", "d"]  # a record's github, or a link in the abstract
     assert sorted(ids(engine.search("graph -has:code"))) == ["b"]
     marks = Marks(bookmarked=frozenset({"b"}), opened=frozenset({"a", "b"}))
-    assert ids(engine.search("is:bookmarked", marks=marks)) == ["b"]
-    assert ids(engine.search("graph is:unread", marks=marks)) == ["d"]
-    assert sorted(ids(engine.search("graph is:read", marks=marks))) == ["a", "b"]
+    assert ids(engine.search(SearchRequest("is:bookmarked", marks=marks))) == ["b"]
+    assert ids(engine.search(SearchRequest("graph is:unread", marks=marks))) == ["d"]
+    assert sorted(ids(engine.search(SearchRequest("graph is:read", marks=marks)))) == ["a", "b"]
 
 
 def test_facets_alone_list_in_corpus_order_and_sort_orders(engine):
@@ -93,6 +93,7 @@ def test_split_and_toggle():
 
 
 def test_a_facet_typed_after_a_word_finishes_that_word(seed_engine):
-    assert seed_engine.search("is:read bitst", partial=True, marks=None).total == 0  # nothing read yet
-    assert seed_engine.search("-is:read bitst", partial=True).total == 1  # still typing "bitst": BitStack
-    assert seed_engine.search("bitst -is:read", partial=True).total == 0  # "bitst" was finished: no such word
+    assert seed_engine.search(SearchRequest("is:read bitst", partial=True)).total == 0  # nothing read yet
+    # Still typing "bitst": BitStack; then "bitst" was finished: no such word.
+    assert seed_engine.search(SearchRequest("-is:read bitst", partial=True)).total == 1
+    assert seed_engine.search(SearchRequest("bitst -is:read", partial=True)).total == 0

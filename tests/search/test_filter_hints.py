@@ -7,6 +7,7 @@ import pytest
 
 from search import AvailableFilters, SearchEngine
 from search.corpus.loader import load_corpus
+from search.models import SearchRequest
 from search.query.facets import split_facets, toggle
 
 
@@ -223,10 +224,10 @@ def test_match_all_lists_only_the_papers_with_every_word_still_ranked(words):
 
 
 def test_the_match_mode_is_a_search_parameter_the_query_overrides(words):
-    assert ids(words.search("graph neural network", match="all")) == ["all1", "all2", "all3"]
-    assert words.search("graph neural network match:any", match="all").total == 5
+    assert ids(words.search(SearchRequest("graph neural network", match="all"))) == ["all1", "all2", "all3"]
+    assert words.search(SearchRequest("graph neural network match:any", match="all")).total == 5
     with pytest.raises(ValueError, match="match must be one of any, all"):
-        words.search("graph", match="some")
+        words.search(SearchRequest("graph", match="some"))
 
 
 def test_the_all_words_count_holds_within_filters(words):
@@ -254,10 +255,11 @@ def test_match_all_with_no_paper_having_every_word_says_how_many_have_some(words
 
 
 def test_the_word_being_typed_counts_as_its_completions(words):
-    typing = words.search("graph neural netw", partial=True)
+    typing = words.search(SearchRequest("graph neural netw", partial=True))
     assert (typing.all_words, typing.any_words) == (3, 5)
-    assert ids(words.search("graph neural netw match:all", partial=True)) == []  # a facet after it ends it
-    assert ids(words.search("match:all graph neural netw", partial=True)) == ["all1", "all2", "all3"]
+    # A facet after the word being typed ends it.
+    assert ids(words.search(SearchRequest("graph neural netw match:all", partial=True))) == []
+    assert ids(words.search(SearchRequest("match:all graph neural netw", partial=True))) == ["all1", "all2", "all3"]
 
 
 def test_match_facets_toggle_and_split():
@@ -286,10 +288,10 @@ def test_status_reject_finds_iclr2018s_rejected_papers(paperlist_files, tmp_path
 
 
 def test_graph_neural_network_over_the_real_lists(real_engine):
-    anywhere = real_engine.search("graph neural network", limit=10_000)
-    every = real_engine.search("graph AND neural AND network", limit=10_000)
+    anywhere = real_engine.search(SearchRequest("graph neural network", limit=10_000))
+    every = real_engine.search(SearchRequest("graph AND neural AND network", limit=10_000))
     assert anywhere.any_words == anywhere.total > anywhere.all_words == every.total > 0
-    listed = real_engine.search("graph neural network match:all", limit=10_000)
+    listed = real_engine.search(SearchRequest("graph neural network match:all", limit=10_000))
     assert listed.total == anywhere.all_words and ids(listed) == ids(every)
     with_all = set(ids(listed))
     assert ranked_ids(listed) == [paper for paper in ranked_ids(anywhere) if paper in with_all]

@@ -9,6 +9,7 @@ from whoosh import index as whoosh_index
 from search.corpus.loader import load_corpus
 from search.engine import SearchEngine
 from search.index.shard import IndexCancelled
+from search.models import SearchRequest
 
 
 def corpus_file(tmp_path, abstracts, name="list.json"):
@@ -164,8 +165,8 @@ def test_one_big_list_is_built_in_two_halves_that_search_as_one(tmp_path, monkey
     assert calls[-1] == (300, 300) and [done for done, _ in calls] == sorted(done for done, _ in calls)
     for query in ["graphs", "learning", "deep learning", '"graphs and trees"', "marker7", "marker299", "kern*"]:
         # the same hits in the same order: papers of equal score come in corpus order in both
-        expected = whole.search(query, limit=400)
-        found = halves.search(query, limit=400)
+        expected = whole.search(SearchRequest(query, limit=400))
+        found = halves.search(SearchRequest(query, limit=400))
         assert (found.total, [(hit.paper_id, hit.score) for hit in found.hits]) == (
             expected.total,
             [(hit.paper_id, hit.score) for hit in expected.hits],

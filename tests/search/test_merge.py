@@ -7,7 +7,7 @@ from search.corpus.library import Library
 from search.corpus.loader import load_corpus
 from search.corpus.merge import merge
 from search.engine import SearchEngine
-from search.models import Marks, Paper
+from search.models import Marks, Paper, SearchRequest
 from search.text.describe import describe, primary_link
 
 FILLER = (
@@ -57,9 +57,9 @@ def test_the_bundled_list_inside_a_full_library_list_is_found_in_both_not_twice(
     assert [paper.id for paper in engine.papers[:38]] == [paper.id for paper in bundled]  # ids stay the bundled ones
     assert [paper.position for paper in engine.papers] == list(range(138))
     engine.ensure_index()
-    assert engine.search("list:iclr2025", limit=500).total == 38
-    assert engine.search("list:iclr2025-all", limit=500).total == 138
-    assert engine.search("-list:iclr2025-all", limit=500).total == 0
+    assert engine.search(SearchRequest("list:iclr2025", limit=500)).total == 38
+    assert engine.search(SearchRequest("list:iclr2025-all", limit=500)).total == 138
+    assert engine.search(SearchRequest("-list:iclr2025-all", limit=500)).total == 0
     assert engine.lists == ["iclr2025", "iclr2025-all"]
     assert engine.list_counts() == {"iclr2025": 38, "iclr2025-all": 138}
     assert engine.lists_of(bundled[0].id) == ("iclr2025", "iclr2025-all")
@@ -80,8 +80,10 @@ def test_either_id_finds_the_merged_paper(tmp_path):
     assert engine.describe("lBntjGbyv0").paper.id == bitstack.id
     engine.ensure_index()
     marks = Marks(bookmarked=frozenset({"lBntjGbyv0"}), opened=frozenset({"lBntjGbyv0"}))
-    assert [hit.paper_id for hit in engine.search("is:bookmarked", marks=marks).hits] == [bitstack.id]
-    assert bitstack.id not in {hit.paper_id for hit in engine.search("is:unread", limit=100, marks=marks).hits}
+    assert [hit.paper_id for hit in engine.search(SearchRequest("is:bookmarked", marks=marks)).hits] == [bitstack.id]
+    assert bitstack.id not in {
+        hit.paper_id for hit in engine.search(SearchRequest("is:unread", limit=100, marks=marks)).hits
+    }
     related = engine.related("lBntjGbyv0")
     assert related and bitstack.id not in {hit.paper_id for hit in related}
     assert engine.search("related:lBntjGbyv0").total > 0
@@ -173,7 +175,7 @@ def test_a_list_whose_papers_all_merged_is_still_a_list(tmp_path):
     status = engine.ensure_index()
     assert len(engine.papers) == 38 and len(status.paths) == 2  # no shard for a file with no papers of its own
     assert "copy" in engine.lists and engine.list_counts()["copy"] == 38
-    assert engine.search("list:copy", limit=100).total == 38 and not engine.search("list:copy").notice
+    assert engine.search(SearchRequest("list:copy", limit=100)).total == 38 and not engine.search("list:copy").notice
 
 
 def test_shards_keep_a_stable_content_hash_and_see_merged_code_links(tmp_path):
@@ -191,7 +193,7 @@ def test_shards_keep_a_stable_content_hash_and_see_merged_code_links(tmp_path):
     engine = SearchEngine(load_corpus([*sources, full]), cache)
     status = engine.ensure_index()
     assert status.built and engine.row(drop.id).has_code
-    assert drop.id in {hit.paper_id for hit in engine.search("has:code", limit=100).hits}
+    assert drop.id in {hit.paper_id for hit in engine.search(SearchRequest("has:code", limit=100)).hits}
     again = SearchEngine(load_corpus([*sources, full]), cache).ensure_index()
     assert not again.built and again.paths == status.paths
 

@@ -15,6 +15,7 @@ from whoosh.filedb.filestore import RamStorage
 from whoosh.spelling import ListCorrector
 
 from search.index.schema import build_schema
+from search.models import SearchRequest
 from search.query.parse import WORD, QueryParser, syntax_problem
 from search.query.pasted import words_meant
 
@@ -420,7 +421,7 @@ def test_a_pasted_title_finds_its_paper_first(titled, pasted, target):
     assert _ids(result)[0] == target, _ids(result)
     assert result.notice is None
     assert result.query == pasted  # the query is shown as typed
-    assert titled.search(pasted, partial=True).hits[0].paper_id == target
+    assert titled.search(SearchRequest(pasted, partial=True)).hits[0].paper_id == target
 
 
 def test_a_pasted_title_counts_its_words_and_lists_them_all(titled):

@@ -2,9 +2,11 @@
 
 import pytest
 
+from search.models import SearchRequest
+
 
 def names(engine, query, limit=10):
-    result = engine.search(query, limit=limit)
+    result = engine.search(SearchRequest(query, limit=limit))
     return [engine.describe(hit.paper_id).name for hit in result.hits]
 
 
@@ -50,7 +52,7 @@ def test_prefix_fuzzy_field_and_boolean_syntax(seed_engine):
     assert "BitStack" in names(seed_engine, "bitsta*")
     assert "PAWL" in names(seed_engine, "wasserstien~2")
     assert names(seed_engine, "venue:iclr", limit=50).__len__() == 38
-    graph_not_neural = seed_engine.search("graph NOT neural", limit=50)
+    graph_not_neural = seed_engine.search(SearchRequest("graph NOT neural", limit=50))
     assert graph_not_neural.total >= 1
     for hit in graph_not_neural.hits:
         text = seed_engine.describe(hit.paper_id).rendered.text.lower()
@@ -112,11 +114,11 @@ def test_short_prefixes_stay_bounded(seed_engine):
 
 def test_the_word_being_typed_matches_as_a_prefix(seed_engine):
     assert names(seed_engine, "bitst") == []
-    partial = seed_engine.search("bitst", partial=True)
+    partial = seed_engine.search(SearchRequest("bitst", partial=True))
     assert [seed_engine.describe(h.paper_id).name for h in partial.hits] == ["BitStack"]
-    assert seed_engine.search("kv cache ", partial=True).terms == seed_engine.search("kv cache").terms
+    assert seed_engine.search(SearchRequest("kv cache ", partial=True)).terms == seed_engine.search("kv cache").terms
 
 
 def test_a_typo_in_the_word_being_typed_is_corrected_once_nothing_matches(seed_engine):
-    result = seed_engine.search("wasserstien", partial=True)
+    result = seed_engine.search(SearchRequest("wasserstien", partial=True))
     assert result.corrected == "wasserstein"

@@ -5,6 +5,7 @@ import unicodedata
 
 import pytest
 
+from search.models import SearchRequest
 from search.text.eaten import restore_in_prose
 from search.text.mathtext import searchable
 
@@ -53,7 +54,7 @@ def test_no_control_characters_or_raw_macros_in_rendered_text(engine):
 
 
 def test_search_over_the_real_corpora(engine):
-    result = engine.search("generative adversarial networks", limit=30)
+    result = engine.search(SearchRequest("generative adversarial networks", limit=30))
     assert result.total > 100 and len(result.hits) == 30
     title = engine.paper(result.hits[0].paper_id).title.lower()
     assert "adversarial" in title or "gan" in title

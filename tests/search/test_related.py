@@ -1,5 +1,7 @@
 """Related papers: more like this, over the abstract's most distinctive words."""
 
+from search.models import SearchRequest
+
 
 def by_name(engine, name):
     return next(p.id for p in engine.papers if engine.describe(p.id).name == name)
@@ -24,9 +26,9 @@ def test_related_as_a_query_with_filters_and_unknown_ids(seed_engine):
 
 def test_every_related_paper_can_be_reached_past_the_first_page(seed_engine):
     bitstack = by_name(seed_engine, "BitStack")
-    first = seed_engine.search(f"related:{bitstack}", limit=3)
+    first = seed_engine.search(SearchRequest(f"related:{bitstack}", limit=3))
     assert len(first.hits) == 3 and first.total > 3  # more than one page: the list pages in the rest
-    every = seed_engine.search(f"related:{bitstack}", limit=first.total)
+    every = seed_engine.search(SearchRequest(f"related:{bitstack}", limit=first.total))
     ids = [hit.paper_id for hit in every.hits]
     assert len(ids) == first.total == len(set(ids)) and bitstack not in ids
     assert ids[:3] == [hit.paper_id for hit in first.hits]
@@ -34,7 +36,7 @@ def test_every_related_paper_can_be_reached_past_the_first_page(seed_engine):
 
 def test_related_on_real_corpora_stays_on_topic(real_engine):
     engine = real_engine
-    gan = engine.search('title:"generative adversarial"', limit=1).hits[0].paper_id
+    gan = engine.search(SearchRequest('title:"generative adversarial"', limit=1)).hits[0].paper_id
     hits = engine.related(gan, limit=10)
     about_gans = [
         hit

@@ -7,6 +7,7 @@ from math import log
 import pytest
 from whoosh import query as wq
 
+from search.models import SearchRequest
 from search.query.scoring import ADJACENT, EVERY_WORD, FIELD_WEIGHTS, K1, B, Ranked, TermScorer, field_lengths
 
 SEED_QUERIES = [
@@ -46,7 +47,7 @@ REAL_QUERIES = [
 
 def assert_matches_the_boolean_query(engine, text):
     """Every paper the ranking scores is one the query's boolean meaning selects, and no other."""
-    runner = engine._runner
+    runner = engine.runner
     query, _ = runner._parser.parse(text)
     assert TermScorer.handles(query), text
     ranked = TermScorer(runner._searcher.reader()).rank(query)
@@ -95,7 +96,7 @@ traffic" (4), "forecast traffic road network graph" (5): stop words take no posi
 
 
 def scores_of(engine, query: str) -> dict[str, float]:
-    return {hit.paper_id: hit.score for hit in engine.search(query, limit=10).hits}
+    return {hit.paper_id: hit.score for hit in engine.search(SearchRequest(query, limit=10)).hits}
 
 
 def saturated(tf: float) -> float:
@@ -182,7 +183,7 @@ def test_queries_that_say_how_words_combine_get_no_bonus(engine_over):
 
 
 def test_the_best_come_first_and_ties_in_index_order(seed_engine):
-    scorer = seed_engine._runner.runner._scorer
+    scorer = seed_engine.runner._scorer
     scores = {5: 1.0, 3: 2.0, 9: 2.0, 1: 1.0, 7: 0.5, 0: 1.0}
     everything = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
     assert everything[:4] == [(3, 2.0), (9, 2.0), (0, 1.0), (1, 1.0)]
@@ -196,7 +197,7 @@ def test_the_best_come_first_and_ties_in_index_order(seed_engine):
 
 
 def test_sloppy_phrases_are_left_to_whoosh(seed_engine):
-    query, _ = seed_engine._runner._parser.parse('"node selection"~3')
+    query, _ = seed_engine.runner._parser.parse('"node selection"~3')
     assert not TermScorer.handles(query)
     assert seed_engine.search('"node selection"~3').total >= 1
 
@@ -208,7 +209,7 @@ def test_hits_name_the_terms_they_matched(seed_engine):
 
 def test_not_excludes_every_paper_with_the_word(seed_engine):
     # Whoosh's own AndNot matcher (with optimize=False) let a paper mentioning "image" through here.
-    result = seed_engine.search("diffusion NOT image", limit=50)
+    result = seed_engine.search(SearchRequest("diffusion NOT image", limit=50))
     assert result.hits
     for hit in result.hits:
         text = seed_engine.describe(hit.paper_id).rendered.text.lower()
@@ -216,7 +217,7 @@ def test_not_excludes_every_paper_with_the_word(seed_engine):
 
 
 def test_asking_for_no_hits_gives_none(seed_engine):
-    scorer = seed_engine._runner.runner._scorer
+    scorer = seed_engine.runner._scorer
     assert scorer.top(Ranked({1: 1.0, 2: 1.0}, []), 0) == []
 
 
@@ -228,16 +229,16 @@ def test_field_lengths_read_in_one_go_are_whooshs_per_document_lengths(engine_ov
     untitled = [{"id": f"u{n}", "abstract": "An abstract about graphs without any title."} for n in range(3)]
     engine = engine_over({"lengths.json": [GRAPHS[0], long, *untitled]})
     for checked in (engine, seed_engine):
-        for segment, _ in checked._runner._searcher.reader().leaf_readers():
+        for segment, _ in checked.runner._searcher.reader().leaf_readers():
             for field in ("title", "abstract", "authors", "keywords"):
                 expected = [segment.doc_field_length(doc, field, 0) or 0 for doc in range(segment.doc_count_all())]
                 assert field_lengths(segment, field) == expected, field
-    lengths = [field_lengths(s, "title") for s, _ in engine._runner._searcher.reader().leaf_readers()]
+    lengths = [field_lengths(s, "title") for s, _ in engine.runner._searcher.reader().leaf_readers()]
     assert [length for part in lengths for length in part][-3:] == [0, 0, 0]
     assert (
         max(
             length
-            for part in (field_lengths(s, "abstract") for s, _ in engine._runner._searcher.reader().leaf_readers())
+            for part in (field_lengths(s, "abstract") for s, _ in engine.runner._searcher.reader().leaf_readers())
             for length in part
         )
         > 2000
@@ -254,16 +255,16 @@ def test_a_prefix_typed_again_is_answered_without_reading_postings(engine_over, 
         {"id": "g2", "title": "Gradient Graphs", "abstract": "Gradual grammar. " + " ".join(words[200:])},
     ]
     engine = engine_over({"grammar.json": papers})
-    first = engine.search("gra", partial=True)
+    first = engine.search(SearchRequest("gra", partial=True))
     assert {hit.paper_id for hit in first.hits} == {"g1", "g2"}
     for word in words:  # over a thousand (word, field) pairs: more than any small cache keeps
         engine.search(word)
     read = []
-    for segment, _ in engine._runner._scorer._segments:
+    for segment, _ in engine.runner._scorer._segments:
         postings = segment.postings
         monkeypatch.setattr(
             segment, "postings", lambda *args, _postings=postings: read.append(args) or _postings(*args)
         )
-    again = engine.search("gra", partial=True)
+    again = engine.search(SearchRequest("gra", partial=True))
     assert read == []
     assert again.hits == first.hits and again.total == first.total

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from search.models import SearchRequest
 from search.query import spelling as spelling_module
 from tui.wording import spelling_note
 
@@ -42,7 +43,7 @@ def test_real_words_acronyms_and_names_are_searched_as_typed(seed_engine, query)
     result = seed_engine.search(query)
     assert result.corrected is None and result.suggestion is None, query
     assert spelling_note(result) is None
-    assert papers(result) == papers(seed_engine.search(query, correct=False))
+    assert papers(result) == papers(seed_engine.search(SearchRequest(query, correct=False)))
 
 
 def test_gan_or_vae_and_image_is_not_searched_as_gap(seed_engine):
@@ -57,7 +58,7 @@ def test_gan_or_vae_and_image_is_not_searched_as_gap(seed_engine):
     [("grpah", "graph"), ("trasnformer", "transformer"), ("wasserstien", "wasserstein"), ("modle", "model")],
 )
 def test_a_misspelling_in_a_short_query_is_searched_corrected_with_a_truthful_note(seed_engine, typed, meant):
-    assert seed_engine.search(typed, correct=False).total == 0  # no paper contains it
+    assert seed_engine.search(SearchRequest(typed, correct=False)).total == 0  # no paper contains it
     result = seed_engine.search(typed)
     assert result.query == typed and result.corrected == meant
     assert papers(result) == papers(seed_engine.search(meant))
@@ -77,22 +78,22 @@ def test_a_misspelling_in_a_long_pasted_query_is_only_offered(seed_engine):
     assert result.corrected is None
     assert result.suggestion == "compressing large language models in variable memory environments"
     assert spelling_note(result) == f"Did you mean “{result.suggestion}”?"
-    assert papers(result) == papers(seed_engine.search(LONG_QUERY, correct=False))  # searched as typed
+    assert papers(result) == papers(seed_engine.search(SearchRequest(LONG_QUERY, correct=False)))  # searched as typed
     assert seed_engine.describe(result.hits[0].paper_id).name == "BitStack"
 
 
 def test_searching_as_typed_searches_exactly_the_words_and_offers_the_correction(seed_engine):
-    as_typed = seed_engine.search("grpah neural networks", correct=False)
+    as_typed = seed_engine.search(SearchRequest("grpah neural networks", correct=False))
     assert as_typed.corrected is None and as_typed.suggestion == "graph neural networks"
     assert papers(as_typed) == papers(seed_engine.search("neural networks"))  # grpah finds nothing
-    nothing = seed_engine.search("grpah", correct=False)
+    nothing = seed_engine.search(SearchRequest("grpah", correct=False))
     assert nothing.total == 0 and spelling_note(nothing) == "Did you mean “graph”?"
 
 
 @pytest.mark.parametrize("query", ['"grpah neural"', "title:grpah", "grpah*", "grpa?h", "title:(grpah neural)"])
 def test_explicit_syntax_is_never_rewritten(seed_engine, query):
     for partial in (False, True):
-        result = seed_engine.search(query, partial=partial)
+        result = seed_engine.search(SearchRequest(query, partial=partial))
         assert result.corrected is None and result.suggestion is None, (query, partial)
 
 
@@ -104,8 +105,8 @@ def test_corrections_keep_the_query_s_filters(seed_engine):
 
 
 def test_a_misspelt_word_still_being_typed_is_corrected_once_nothing_matches(seed_engine):
-    assert seed_engine.search("grpah", partial=True).corrected == "graph"
-    typing = seed_engine.search("grpah neu", partial=True)  # the settled word is corrected at once
+    assert seed_engine.search(SearchRequest("grpah", partial=True)).corrected == "graph"
+    typing = seed_engine.search(SearchRequest("grpah neu", partial=True))  # the settled word is corrected at once
     assert typing.corrected == "graph neu" and typing.total > 0
 
 
@@ -124,7 +125,7 @@ def test_typing_walks_the_vocabulary_only_for_unknown_words_and_once_for_each(se
         walks = []
         for end in range(1, len(text) + 1):
             before = len(built)
-            seed_engine.search(text[:end], partial=True)
+            seed_engine.search(SearchRequest(text[:end], partial=True))
             walks.append(len(built) - before)
         return walks
 
@@ -154,8 +155,8 @@ def flows(engine_over):
 
 def test_the_word_being_typed_completes_to_other_words_not_its_own_forms(flows):
     """`Flow` must not spend its completions on flows, flowing, flowed (flow finds them already)."""
-    result = flows.search("Flow", partial=True)
-    found = set(papers(flows.search("Flow", partial=True, limit=50)))
+    result = flows.search(SearchRequest("Flow", partial=True))
+    found = set(papers(flows.search(SearchRequest("Flow", partial=True, limit=50))))
     assert {"flower", "flowchart", "flowmeter"} <= found
     assert {"flows0", "flowing0", "flowed0"} <= found  # flow's own forms, found by stemming
     assert len(result.terms) == len(set(result.terms))

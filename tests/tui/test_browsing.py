@@ -418,6 +418,7 @@ async def test_opening_a_bookmark_keeps_the_query(make_app, seed_engine):
 
 
 async def test_the_rest_of_an_older_result_never_lands_in_a_newer_list(tmp_path):
+    from search import SearchRequest
     from tui.messages import MoreFound
 
     engine = engine_of(tmp_path, long_titles(450), long_titles(300, "COLM 2025", word="memory"))
@@ -428,7 +429,7 @@ async def test_the_rest_of_an_older_result_never_lands_in_a_newer_list(tmp_path)
         await settle(pilot, app)
         screen = app.screen
         older = screen.result
-        everything = engine.search("graph", limit=1000)
+        everything = engine.search(SearchRequest("graph", limit=1000))
         await pilot.press(*["backspace"] * 5, *"memory")
         await settle(pilot, app)
         listed = list(screen.query_one(ResultsList).paper_ids)

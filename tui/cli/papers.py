@@ -9,7 +9,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from search import Hit, Marks, SearchEngine, UserStore, convert, split_facets
+from search import Hit, Marks, SearchEngine, SearchRequest, UserStore, convert, split_facets
 from tui.cli.errors import CliError, shown
 from tui.cli.loading import ensure_index, load_engine
 from tui.cli.output import papers_json, print_json, print_styled, related_json, rendered_json, search_json
@@ -91,11 +91,11 @@ def search_papers(args: argparse.Namespace) -> int:
         raise CliError("--limit must be at least 1")
     engine = load_engine(args)
     ensure_index(engine)
-    marks = None
+    marks = Marks()
     if split_facets(query)[1].needs_marks:
         store = UserStore()
         marks = Marks(frozenset(store.bookmarked_ids()), frozenset(store.opened_ids()))
-    result = engine.search(query, limit=limit, marks=marks, correct=not args.as_typed)
+    result = engine.search(SearchRequest(query, limit=limit, marks=marks, correct=not args.as_typed))
     if result.notice:  # on stderr, so JSON on stdout stays clean
         print(f"iclr-reader: note: {shown(result.notice)}", file=sys.stderr)
     spelling = spelling_note(result)  # its query and words are shown safely already

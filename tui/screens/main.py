@@ -18,7 +18,7 @@ from textual.timer import Timer
 from textual.widgets import Input, ProgressBar, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from search import Bookmark, Marks, SearchEngine, SearchResult, UserStore, bookmark_of
+from search import Bookmark, Marks, SearchEngine, SearchRequest, SearchResult, UserStore, bookmark_of
 from tui import wording
 from tui.keys import SPELLING_KEY
 from tui.messages import IndexFailed, IndexProgress, IndexReady, MoreFound, SearchFinished
@@ -357,17 +357,17 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
     def _search(self, text: str, limit: int, marks: Marks, cancel: threading.Event) -> SearchResult:
         """The query as typed, the user's default order and match mode applying where it says none."""
         preferences = self.preferences
-        return self.engine.search(
+        request = SearchRequest(
             text,
             limit=limit,
             partial=True,
             hit_terms=False,
             marks=marks,
-            cancel=cancel,
             match=preferences.match,
             sort=preferences.sort,
             correct=text != self._as_typed,
         )
+        return self.engine.search(request, cancel)
 
     def action_spelling(self) -> None:
         """SPELLING_KEY: with a correction shown (its results instead of the query's), search the query
