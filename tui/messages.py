@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from search import IndexStatus, SearchEngine, SearchResult
+from search import IndexStatus, SearchEngine
+from tui.search_session import SessionEvent
 
 
 @dataclass
@@ -32,26 +33,11 @@ class IndexFailed(Message):
 
 
 @dataclass
-class SearchFinished(Message):
-    """Results for one query; dropped by the handler if the query has changed since."""
+class SessionFound(Message):
+    """An event of the search session (a first page, the rest, a failure, an index notice), posted
+    from its thread; the screen asks the session whether it is still current before showing it."""
 
-    query: str
-    result: SearchResult
-    index_notice: str | None = None
-    """Said even when the result is outdated: the index was found damaged and rebuilt meanwhile."""
-    cancelled: bool = False
-    """The search was cancelled part-way: its result is never shown, only the index notice."""
-    quick: bool = False
-    """Quick matches found before the index was open: never shown once it is (ranked results are)."""
-
-
-@dataclass
-class MoreFound(Message):
-    """Every match of a query whose first page (`first`, the result listed) is shown: the rest extends
-    the list, unless the list shows another result by then."""
-
-    first: SearchResult
-    result: SearchResult
+    event: SessionEvent
 
 
 @dataclass

@@ -7,7 +7,8 @@ Names and text that came from outside (list and file names, queries, error messa
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from search import SearchResult, shown, split_facets
 from tui.keys import SPELLING_KEY
@@ -33,9 +34,62 @@ def lists_label(names: Sequence[str]) -> str:
     return ", ".join(map(shown, names)) if len(names) <= MAX_NAMED_LISTS else f"{len(names)} lists"
 
 
-def all_papers_title(lists: Sequence[str], count: int) -> str:
+MIN_QUERY_CHARS = 4
+"""A query cut shorter than this (its ellipsis included) says nothing: the header leaves it out."""
+
+
+@dataclass(frozen=True)
+class Title:
+    """The header's line in parts, so that a narrow terminal cuts what matters least first (the
+    query, then the lists) and never the count: "iclr2025 · 12 matches for “kv cache”"."""
+
+    lists: str
+    count: str
+    """How many papers the list holds, in words: "12 matches", "38 papers"."""
+    query: str | None = None
+    """The query (or a related paper's headline), shown in quotes; None for every paper."""
+    form: str = "for"
+    """How the query joins the count: "for" (“12 matches for “q””), "colon" (“q”: count), "related"."""
+    short_count: str | None = None
+    """The count in fewer words, for a terminal too narrow for `count` alone."""
+
+    def text(self, query_chars: int | None = None, with_lists: bool = True) -> str:
+        """The line, its query cut to `query_chars` characters (an ellipsis included; 0: no query)."""
+        query = self.query
+        if query is not None and query_chars is not None and len(query) > query_chars:
+            query = query[: query_chars - 1] + "…" if query_chars > 0 else None
+        if query is None:
+            what = self.count
+        elif self.form == "colon":
+            what = f"“{query}”: {self.count}"
+        elif self.form == "related":
+            what = f"{self.count} related to “{query}”"
+        else:
+            what = f"{self.count} for “{query}”"
+        return f"{self.lists} · {what}" if with_lists and self.lists else what
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def fitted(self, width: int, measure: Callable[[str], int] = len) -> str:
+        """The fullest line that fits `width` cells: the whole of it; else the query cut; else without
+        the lists; else the count alone (cut only if not even that fits)."""
+        for with_lists in (True, False):
+            if measure(line := self.text(with_lists=with_lists)) <= width:
+                return line
+            if self.query:
+                for chars in range(len(self.query) - 1, MIN_QUERY_CHARS - 1, -1):
+                    if measure(line := self.text(chars, with_lists)) <= width:
+                        return line
+        for count in (self.count, self.short_count or self.count):
+            if measure(count) <= width:
+                return count
+        return count[: max(0, width - 1)] + "…"
+
+
+def all_papers_title(lists: Sequence[str], count: int) -> Title:
     """The header over every paper in corpus order: "iclr2025 · 38 papers"."""
-    return f"{lists_label(lists)} · {counted(count, 'paper')}"
+    return Title(lists_label(lists), counted(count, "paper"))
 
 
 def related_paper(result: SearchResult) -> str | None:
@@ -43,24 +97,24 @@ def related_paper(result: SearchResult) -> str | None:
     return split_facets(result.corrected or result.query)[1].related
 
 
-def result_title(lists: Sequence[str], result: SearchResult, related_headline: str | None = None) -> str:
+def result_title(lists: Sequence[str], result: SearchResult, related_headline: str | None = None) -> Title:
     """The header over search results: "iclr2025 · 12 matches for “kv cache”"; for words that not
     every match has, "iclr2018 · “graph neural network”: 312 with all words (match:all) · 4,863
-    with any" (with
-    match:all, "312 with all words (of 4,863 with any)"); for a `related:` query whose paper is
-    loaded (`related_headline`), "iclr2025 · 40 papers related to “…”"."""
+    with any" (with match:all, "312 with all words (of 4,863 with any)"); for a `related:` query
+    whose paper is loaded (`related_headline`), "iclr2025 · 40 papers related to “…”"."""
+    label = lists_label(lists)
     if related_headline is not None:
-        what = f"{counted(result.total, 'paper')} related to “{shown(related_headline)}”"
-    elif result.all_words is not None and result.any_words is not None and result.any_words > result.all_words:
-        query = shown(result.corrected or result.query)
+        return Title(label, counted(result.total, "paper"), shown(related_headline), "related")
+    query = shown(result.corrected or result.query)
+    if result.all_words is not None and result.any_words is not None and result.any_words > result.all_words:
         if result.match == "all":
-            what = f"“{query}”: {result.all_words:,} with all words (of {result.any_words:,} with any)"
+            count = f"{result.all_words:,} with all words (of {result.any_words:,} with any)"
+            short = f"{result.all_words:,} of {result.any_words:,}"
         else:
-            what = f"“{query}”: {result.all_words:,} with all words (match:all) · {result.any_words:,} with any"
-    else:
-        noun = "match" if result.total == 1 else "matches"
-        what = f"{result.total:,} {noun} for “{shown(result.corrected or result.query)}”"
-    return f"{lists_label(lists)} · {what}"
+            count = f"{result.all_words:,} with all words (match:all) · {result.any_words:,} with any"
+            short = f"{result.all_words:,} with all · {result.any_words:,} with any"
+        return Title(label, count, query, "colon", short)
+    return Title(label, counted(result.total, "match"), query)
 
 
 _LETTERS = re.compile(r"[^\W\d_]+")

@@ -52,7 +52,7 @@ def label(bookmark):
 
 def starred(app, index=0):
     """Whether the result row shows the bookmark marker."""
-    return app.screen.query_one(ResultsList).get_option_at_index(index).prompt.plain.startswith(BOOKMARK_MARKER)
+    return app.screen.query_one(ResultsList).row(index).plain.startswith(BOOKMARK_MARKER)
 
 
 def keep(store, bookmark, note="", tags=()):

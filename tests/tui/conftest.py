@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 import pytest
+from textual.worker import WorkerCancelled
 
 from search.corpus.loader import load_corpus
 from search.engine import SearchEngine
@@ -13,10 +15,16 @@ from tui.app import ReaderApp
 
 
 async def settle(pilot, app) -> None:
-    """Wait until workers (index, search) have finished, their messages are handled and the reader
-    has caught up with typing."""
+    """Wait until the workers (index, downloads) and the search session have finished, their
+    messages are handled and the reader has caught up with typing. Cancellations the app makes on
+    purpose (a newer query, a new list) are part of settling, not failures; nothing here depends
+    on how fast the machine is, only on the app going quiet."""
     for _ in range(3):
-        await app.workers.wait_for_complete()
+        with contextlib.suppress(WorkerCancelled):
+            await app.workers.wait_for_complete()
+        sessions = [screen.session for screen in app.screen_stack if hasattr(screen, "session")]
+        while any(session.busy for session in sessions):
+            await pilot.pause(0.005)
         await pilot.pause()
     deadline = time.monotonic() + 10  # the reader's timer is 0.15 s: generous for a busy machine
     while getattr(app.screen, "reader_waiting", False) and time.monotonic() < deadline:

@@ -94,14 +94,17 @@ async def test_kv_cache_finds_scbench_first_and_highlights_terms(make_app):
 
 
 async def test_outdated_results_are_never_shown(make_app, seed_engine):
-    from tui.messages import SearchFinished
+    from search import SearchRequest
+    from tui.messages import SessionFound
+    from tui.search_session import FirstPage
 
     app = make_app()
     async with app.run_test(size=WIDE) as pilot:
         await settle(pilot, app)
         await type_query(pilot, app, "climate")
         before = names(app)
-        app.screen.post_message(SearchFinished("clim", seed_engine.search("memory")))
+        late = FirstPage(SearchRequest("clim"), seed_engine.search("memory"))  # an older query's, arriving late
+        app.screen.post_message(SessionFound(late))
         await pilot.pause()
         assert names(app) == before == ["ClimaGen"]
 

@@ -62,7 +62,7 @@ class FakeBrowser(webbrowser.BackgroundBrowser):
 
 
 def row_prompt(app, index):
-    return app.screen.query_one(ResultsList).get_option_at_index(index).prompt
+    return app.screen.query_one(ResultsList).row(index)
 
 
 async def select(pilot, app, query):

@@ -1,15 +1,14 @@
-"""The key bar shows the keys that work where the focus is, and is rebuilt only when they change."""
+"""The key bar shows the keys that work where the focus is, and is drawn again only when they change."""
 
 from __future__ import annotations
 
-from textual.widgets._footer import FooterKey
-
 from tests.tui.conftest import settle
-from tui.widgets.footer import KeyFooter
+from tests.tui.test_browsing import footer
+from tui.widgets.footer import KeyBar
 
 
 def keys(app) -> list[tuple[str, str]]:
-    return [(key.key_display, key.description) for key in app.screen.query_one(KeyFooter).query(FooterKey)]
+    return app.screen.query_one(KeyBar).keys
 
 
 async def test_the_key_bar_follows_the_focus(make_app):
@@ -18,24 +17,38 @@ async def test_the_key_bar_follows_the_focus(make_app):
         await settle(pilot, app)
         typing = keys(app)
         assert ("^b", "Bookmark") in typing and ("⏎", "Open") not in typing
+        assert "^b Bookmark" in footer(app) and footer(app).rstrip().endswith("▏^p palette")
         await pilot.press("down")  # to the results
         await settle(pilot, app)
         browsing = keys(app)
         assert ("⏎", "Open") in browsing and ("b", "Bookmark") in browsing and ("^b", "Bookmark") not in browsing
+        assert "⏎ Open" in footer(app)
         await pilot.press("slash")
         await settle(pilot, app)
         assert keys(app) == typing
 
 
-async def test_the_key_bar_is_not_rebuilt_for_the_same_keys(make_app):
+async def test_the_key_bar_is_not_drawn_again_for_the_same_keys(make_app):
     app = make_app()
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot, app)
-        footer = app.screen.query_one(KeyFooter)
-        before = list(footer.query(FooterKey))
+        bar = app.screen.query_one(KeyBar)
+        drawn = []
+        refresh = bar.refresh
+        bar.refresh = lambda *args, **kwargs: drawn.append(1) or refresh(*args, **kwargs)
         app.screen.refresh_bindings()  # what every focus change does
         await settle(pilot, app)
-        assert list(footer.query(FooterKey)) == before and all(key.is_attached for key in before)
-        await pilot.press("down")  # other keys: rebuilt
+        assert not drawn
+        await pilot.press("down")  # other keys: drawn again
         await settle(pilot, app)
-        assert not any(key.is_attached for key in before)
+        assert drawn
+
+
+async def test_a_click_on_a_key_presses_it(make_app):
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot, app)
+        column = footer(app).index("f1 Help")
+        await pilot.click(KeyBar, offset=(column + 1, 0))
+        await settle(pilot, app)
+        assert type(app.screen).__name__ == "HelpScreen"

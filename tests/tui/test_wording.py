@@ -38,48 +38,48 @@ def test_lists_are_named_up_to_three_then_counted():
 
 
 def test_header_over_every_paper():
-    assert all_papers_title(["iclr2025"], 38) == "iclr2025 · 38 papers"
-    assert all_papers_title(["iclr2024", "nips2023"], 4) == "iclr2024, nips2023 · 4 papers"
-    assert all_papers_title(["a", "b", "c", "d", "e"], 5) == "5 lists · 5 papers"
-    assert all_papers_title(["corpus"], 1) == "corpus · 1 paper"
+    assert str(all_papers_title(["iclr2025"], 38)) == "iclr2025 · 38 papers"
+    assert str(all_papers_title(["iclr2024", "nips2023"], 4)) == "iclr2024, nips2023 · 4 papers"
+    assert str(all_papers_title(["a", "b", "c", "d", "e"], 5)) == "5 lists · 5 papers"
+    assert str(all_papers_title(["corpus"], 1)) == "corpus · 1 paper"
 
 
 def test_header_over_results_counts_every_match_even_while_only_the_first_are_listed():
-    assert result_title(["iclr2025"], result("bitstack", 1)) == "iclr2025 · 1 match for “bitstack”"
-    assert result_title(["iclr2025"], result("kv cache", 2)) == "iclr2025 · 2 matches for “kv cache”"
+    assert str(result_title(["iclr2025"], result("bitstack", 1))) == "iclr2025 · 1 match for “bitstack”"
+    assert str(result_title(["iclr2025"], result("kv cache", 2))) == "iclr2025 · 2 matches for “kv cache”"
     # every match is reachable (the list grows as the user scrolls), so no "(top 200)"
-    assert result_title(["iclr2025"], result("kv cache", 200, 1234)) == "iclr2025 · 1,234 matches for “kv cache”"
-    assert result_title(["iclr2025"], result("qqzzxxyy", 0)) == "iclr2025 · 0 matches for “qqzzxxyy”"
+    assert str(result_title(["iclr2025"], result("kv cache", 200, 1234))) == "iclr2025 · 1,234 matches for “kv cache”"
+    assert str(result_title(["iclr2025"], result("qqzzxxyy", 0))) == "iclr2025 · 0 matches for “qqzzxxyy”"
 
 
 def test_header_says_how_many_have_all_the_words_and_how_many_any():
     words = result("graph neural network", 200, 4863, all_words=312, any_words=4863)
-    assert result_title(["iclr2018"], words) == (
+    assert str(result_title(["iclr2018"], words)) == (
         "iclr2018 · “graph neural network”: 312 with all words (match:all) · 4,863 with any"
     )
     assert result_status(words) == ""  # the header says it all: no status line appears while typing
     only_all = result("graph neural network match:all", 200, 312, all_words=312, any_words=4863, match="all")
-    assert result_title(["iclr2018"], only_all) == (
+    assert str(result_title(["iclr2018"], only_all)) == (
         "iclr2018 · “graph neural network match:all”: 312 with all words (of 4,863 with any)"
     )
     assert result_status(only_all) == ""
     every = result("kv cache", 12, all_words=12, any_words=12)  # every match has both words: one count
-    assert result_title(["iclr2025"], every) == "iclr2025 · 12 matches for “kv cache”"
+    assert str(result_title(["iclr2025"], every)) == "iclr2025 · 12 matches for “kv cache”"
     assert result_status(every) == ""
 
 
 def test_header_names_the_corrected_query_when_one_was_searched_instead():
     corrected = result("wasserstien", 1, corrected="wasserstein")
-    assert result_title(["iclr2025"], corrected) == "iclr2025 · 1 match for “wasserstein”"
+    assert str(result_title(["iclr2025"], corrected)) == "iclr2025 · 1 match for “wasserstein”"
 
 
 def test_header_over_related_papers_names_the_paper_by_its_headline():
     related = result("related:abc", 40)
     assert related_paper(related) == "abc"
-    assert result_title(["iclr2024", "nips2023"], related, "Zebra Graph Networks") == (
+    assert str(result_title(["iclr2024", "nips2023"], related, "Zebra Graph Networks")) == (
         "iclr2024, nips2023 · 40 papers related to “Zebra Graph Networks”"
     )
-    assert result_title(["corpus"], related) == "corpus · 40 matches for “related:abc”"  # paper not loaded
+    assert str(result_title(["corpus"], related)) == "corpus · 40 matches for “related:abc”"  # paper not loaded
     assert related_paper(result("graph networks", 3)) is None
 
 
@@ -152,3 +152,18 @@ def test_bookmarks_header():
     assert bookmarks_title(1, 1, filtered=False) == "1 bookmark"
     assert bookmarks_title(3, 3, filtered=False) == "3 bookmarks"
     assert bookmarks_title(3, 1, filtered=True) == "3 bookmarks, 1 shown"
+
+
+def test_a_narrow_header_cuts_the_query_then_the_lists_and_keeps_the_count():
+    words = result("graph neural network for molecules", 200, 4863, all_words=312, any_words=4863)
+    title = result_title(["iclr2017", "iclr2018"], words)
+    assert title.fitted(200) == str(title)
+    assert title.fitted(80) == "iclr2017, iclr2018 · “graph n…”: 312 with all words (match:all) · 4,863 with any"
+    assert title.fitted(60) == "“graph ne…”: 312 with all words (match:all) · 4,863 with any"
+    assert title.fitted(50) == "312 with all words (match:all) · 4,863 with any"
+    assert title.fitted(30) == "312 with all · 4,863 with any"
+    plain = result_title(["5 lists"], result("a rather long query about attention", 1234))
+    assert plain.fitted(40) == "5 lists · 1,234 matches for “a rather …”"
+    assert plain.fitted(24) == "1,234 matches for “a r…”"
+    assert plain.fitted(15) == "1,234 matches"
+    assert str(all_papers_title(["iclr2025"], 38)) == all_papers_title(["iclr2025"], 38).fitted(20)

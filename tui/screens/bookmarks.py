@@ -17,7 +17,7 @@ from tui.render import NAME_STYLE, links_text
 from tui.screens.main import NARROW_WIDTH
 from tui.screens.paper_actions import ALREADY_REMOVED, PAPER_BINDINGS, UNDO_TIMEOUT, PaperActions, removed_notice
 from tui.store_access import StoreAccess
-from tui.widgets.footer import KeyFooter
+from tui.widgets.footer import KeyBar
 from tui.widgets.header import AppHeader
 from tui.widgets.reader import SHOWN_CHARS
 from tui.widgets.results_list import DARK_ROWS, RowColors, row_text, venue_column_width
@@ -136,7 +136,7 @@ class BookmarksScreen(PaperActions[str | None]):
             yield OptionList(id="bookmark-list")
             with VerticalScroll(id="bookmark-view"):
                 yield Static(id="bookmark-body")
-        yield KeyFooter()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self._apply_width(self.app.size.width)
@@ -171,6 +171,7 @@ class BookmarksScreen(PaperActions[str | None]):
             options.highlighted = ids.index(keep) if keep in ids else 0
         total = len(bookmarks or [])
         self.sub_title = bookmarks_title(total, len(ids), filtered=bool(words))
+        self.query_one(AppHeader).show(self.sub_title)
         self.set_class(not ids, "empty")  # a narrow screen shows why the list is empty
         self._preview()
 

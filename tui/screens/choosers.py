@@ -12,14 +12,14 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from search import UserStore
-from tui.screens.dialogs import DIALOG_CSS
+from tui.screens.dialogs import DIALOG_CSS, LIST_CSS, ListDialog
 from tui.store_access import StoreAccess
 
 
-class Chooser(ModalScreen[str | None]):
+class Chooser(ListDialog[str | None]):
     """Answers with the chosen value, or None when cancelled (esc)."""
 
-    DEFAULT_CSS = DIALOG_CSS.format(name="Chooser") + "Chooser OptionList { height: auto; max-height: 20; }"
+    DEFAULT_CSS = DIALOG_CSS.format(name="Chooser") + LIST_CSS.format(name="Chooser")
     BINDINGS = [
         Binding("escape", "cancel", "Cancel"),
         *(Binding(str(n), f"pick({n})", show=False) for n in range(1, 10)),
@@ -63,7 +63,7 @@ class Chooser(ModalScreen[str | None]):
 class SavedSearches(Chooser):
     """The saved searches, numbered: 1-9 or enter runs one, d deletes the highlighted one."""
 
-    DEFAULT_CSS = DIALOG_CSS.format(name="SavedSearches") + "SavedSearches OptionList { height: auto; max-height: 20; }"
+    DEFAULT_CSS = DIALOG_CSS.format(name="SavedSearches") + LIST_CSS.format(name="SavedSearches")
     BINDINGS = [*Chooser.BINDINGS, Binding("d,delete", "delete", "Delete", show=False)]
     HELP = "1-9 or enter to search · d delete · esc cancel"
 

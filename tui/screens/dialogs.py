@@ -31,6 +31,38 @@ DIALOG_CSS = """
 {name} .dialog-help {{ color: $text-muted; margin-top: 1; }}
 {name} .dialog-help.unsaved {{ color: $warning; text-style: bold; }}
 """
+LIST_CSS = "{name} OptionList {{ height: auto; text-wrap: nowrap; text-overflow: ellipsis; }}"
+"""A dialog's list: one line per choice (cut with …); ListDialog keeps it short enough for the rest."""
+
+
+class ListDialog(ModalScreen[ResultT]):
+    """A dialog with a list of choices between its title (and any input) and its hint line: the list
+    is as tall as its choices, but never so tall that the hint line or the title leaves the screen
+    (a terminal of 20 rows shows both, and as many choices as fit between)."""
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._fit_list)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_list)
+
+    def _fit_list(self) -> None:
+        if not self.is_attached:
+            return
+        box = self.query_one(Vertical)
+        options = self.query_one(OptionList)
+        # The title, any input, the hint and the box's own border (measured, so wrapped lines count).
+        rest = box.styles.gutter.height + sum(
+            child.outer_size.height + child.styles.margin.top + child.styles.margin.bottom
+            for child in box.children
+            if child is not options and child.display
+        )
+        room = box.styles.max_height.resolve(self.size, self.size) if box.styles.max_height else self.size.height
+        height = max(3, int(room) - rest)
+        if options.styles.max_height is None or options.styles.max_height.value != height:
+            options.styles.max_height = height
+
+
 UNSAVED = "Unsaved changes: esc again discards them · {save} saves"
 UNSAVED_AT_QUIT = "Unsaved changes: ctrl+q again quits without them · {save} saves"
 
@@ -136,13 +168,10 @@ def link_row(number: int, link: Link) -> Text:
     return row
 
 
-class LinkPicker(ModalScreen[Link | None]):
+class LinkPicker(ListDialog[Link | None]):
     """Choose one of a paper's numbered links: keys 1-9, or move and enter; esc cancels."""
 
-    # One line per link (the URL cut with …), and never taller than leaves room for the help line.
-    DEFAULT_CSS = DIALOG_CSS.format(name="LinkPicker") + (
-        "LinkPicker OptionList { height: auto; max-height: 60vh; text-wrap: nowrap; text-overflow: ellipsis; }"
-    )
+    DEFAULT_CSS = DIALOG_CSS.format(name="LinkPicker") + LIST_CSS.format(name="LinkPicker")
     BINDINGS = [
         Binding("escape", "cancel", "Cancel"),
         *(Binding(str(n), f"pick({n})", show=False) for n in range(1, 10)),

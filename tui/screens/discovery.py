@@ -40,14 +40,16 @@ ORDERS = [
 
 def filter_choices(engine: SearchEngine) -> list[tuple[str, str]]:
     """(token, meaning) for the filter menu: only what the loaded papers can find (has:code when some
-    paper has a code link, each status the lists use, with its count), then marks and orders."""
+    paper has a code link), marks, match and orders, then each status the lists use, with its count
+    (last: there may be many, and the orders must show in a small terminal)."""
     available = engine.available_filters()
     choices = []
     if available.with_code:
         choices.append(("has:code", f"papers with a code link · {available.with_code:,}"))
-    choices += MARK_FILTERS
-    choices += [(f"status:{quoted(status)}", f"{counted(count, 'paper')}") for status, count in available.statuses]
-    return choices + ORDERS
+    choices += MARK_FILTERS + ORDERS
+    return choices + [
+        (f"status:{quoted(status)}", f"{counted(count, 'paper')}") for status, count in available.statuses
+    ]
 
 
 class DiscoveryActions(Screen[None]):

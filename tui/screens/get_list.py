@@ -9,13 +9,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from search import available_lists
-from tui.screens.dialogs import DIALOG_CSS
+from tui.screens.dialogs import DIALOG_CSS, LIST_CSS, ListDialog
 
+HINT = "type to filter · ↑↓ choose · enter get · esc cancel · lists from Paper Copilot's paperlists"
 SHOWN = 200
 """Rows shown at most while filtering (the whole catalogue is a few hundred)."""
 
@@ -43,10 +43,10 @@ def _prompt(label: str, name: str) -> Text:
     return prompt
 
 
-class GetListScreen(ModalScreen[str | None]):
+class GetListScreen(ListDialog[str | None]):
     """Type to filter, enter (or 1-9) to get the highlighted list; esc cancels."""
 
-    DEFAULT_CSS = DIALOG_CSS.format(name="GetListScreen") + "GetListScreen OptionList { height: auto; max-height: 16; }"
+    DEFAULT_CSS = DIALOG_CSS.format(name="GetListScreen") + LIST_CSS.format(name="GetListScreen")
     BINDINGS = [
         Binding("escape", "cancel", "Cancel"),
         Binding("down", "move(1)", show=False),
@@ -64,10 +64,7 @@ class GetListScreen(ModalScreen[str | None]):
             yield Static(Text("Get a list: download it into your library"), classes="dialog-title")
             yield Input(placeholder="iclr 2025 · nips2024 · openreview:ICLR.cc/2025/Conference · arxiv:cat:cs.LG")
             yield OptionList(id="lists")
-            yield Static(
-                Text("type to filter · ↑↓ choose · enter get · esc cancel (lists from Paper Copilot's paperlists)"),
-                classes="dialog-help",
-            )
+            yield Static(Text(HINT), classes="dialog-help")
 
     def on_mount(self) -> None:
         self._refresh_choices("")

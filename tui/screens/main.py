@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import gc
-import threading
 from collections.abc import Callable
 
 from rich.text import Text
 from textual import on, work
 from textual.actions import SkipAction
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.events import Resize
@@ -21,16 +20,17 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from search import Bookmark, Marks, SearchEngine, SearchRequest, SearchResult, UserStore, bookmark_of
 from tui import wording
 from tui.keys import SPELLING_KEY
-from tui.messages import IndexFailed, IndexProgress, IndexReady, MoreFound, SearchFinished
+from tui.messages import IndexFailed, IndexProgress, IndexReady, SessionFound
 from tui.preferences import SPLIT_MAX, SPLIT_MIN, Match, Preferences, Sort
 from tui.screens.discovery import DISCOVERY_BINDINGS, DiscoveryActions
 from tui.screens.getting import GET_BINDINGS, ListGetting
 from tui.screens.paper_actions import PAPER_BINDINGS, PaperActions
+from tui.search_session import Failed, FirstPage, IndexNotice, More, SearchSession, SessionEvent
 from tui.store_access import StoreAccess
-from tui.widgets.footer import KeyFooter
+from tui.widgets.footer import KeyBar
 from tui.widgets.header import AppHeader
 from tui.widgets.reader import ReaderPane
-from tui.widgets.results_list import ResultsList, RowColors, row_text, venue_column_width
+from tui.widgets.results_list import MakeRow, ResultsList, RowColors, row_text, venue_column_width, venue_width_for
 from tui.widgets.search_box import SearchBox
 from tui.widgets.splitter import Splitter
 
@@ -117,10 +117,8 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         self.opened: set[str] = set()
         self._open_after_fill: str | None = None
         self._status_text: str | None = None
-        self._search_worker: Worker | None = None
-        """The worker searching the newest query, while it runs."""
-        self._running_query: str | None = None
-        """The query it searches."""
+        self.session = SearchSession(engine, self._found)
+        """Searches the query in the box, in a thread; what it finds comes back as SessionFound."""
         self._reader_timer: Timer | None = None
         """Set while the reader waits for typing to pause."""
         self._as_typed: str | None = None
@@ -139,7 +137,7 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
             yield ResultsList(id="results")
             yield Splitter(id="splitter")
             yield ReaderPane(id="reader")
-        yield KeyFooter(compact=True)
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self._colors = RowColors.for_theme(self.app.current_theme.dark)
@@ -203,6 +201,7 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         self._remember(split=self.split)
 
     def on_unmount(self) -> None:
+        self.session.close()
         if self._split_timer is not None:  # quitting right after a change: save it now
             self._split_timer.stop()
             self._save_split()
@@ -248,16 +247,11 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         if message.status.notice:
             self.notify(message.status.notice, title="Index", severity="warning", markup=False)
         self.set_status("")
-        self._cancel_search()  # a quick scan still running is answered by the index now
-        query = self.query_one(SearchBox).value
-        if query.strip():
-            self._start_search(query)
-        else:
-            self._show_all()
+        self._search_again()  # a quick scan still running is answered by the index now
 
     def engine_changed(self, engine: SearchEngine) -> None:
         """Search `engine` from now on: index it (its new list), then show its papers or results."""
-        self._cancel_search()
+        self.session.engine_changed(engine)
         self.workers.cancel_group(self, "index")
         old, self.engine = self.engine, engine
         self.result = None
@@ -268,7 +262,7 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         self.build_index()
         query = self.query_one(SearchBox).value
         if query.strip() and not engine.ready:
-            self.run_quick_search(query)  # the new list's matches while it is indexed
+            self.session.search(self._request(query))  # the new list's matches while it is indexed
         old.close()
 
     def on_index_failed(self, message: IndexFailed) -> None:
@@ -276,18 +270,9 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         self.set_status(wording.index_failed_status(message.error))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state == WorkerState.ERROR:
+        if event.state == WorkerState.ERROR and event.worker.group == "index":
             error = event.worker.error
-            if event.worker.group == "index":
-                self.post_message(IndexFailed(f"{type(error).__name__}: {error}"))
-            else:
-                self.notify(f"{type(error).__name__}: {error}", title="Search failed", severity="error", markup=False)
-        if event.worker is self._search_worker and event.state in (
-            WorkerState.SUCCESS,
-            WorkerState.ERROR,
-            WorkerState.CANCELLED,
-        ):
-            self._search_worker = self._running_query = None
+            self.post_message(IndexFailed(f"{type(error).__name__}: {error}"))
 
     # -- search -------------------------------------------------------------------------------
 
@@ -296,16 +281,12 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         if event.value != self._as_typed:
             self._as_typed = None  # a changed query is corrected again
         if not event.value.strip():
-            self._cancel_search()
+            self.session.cancel()
             self._show_all()
             return
-        if self.engine.ready:
-            self._start_search(event.value)
-        else:
-            # Until the index is open, a scan of the papers' text answers (ranked results follow).
-            self._cancel_search()
-            self.run_quick_search(event.value)
-            self._show_indexing_status()
+        self.session.search(self._request(event.value))
+        if not self.engine.ready:
+            self._show_indexing_status()  # quick matches answer until the index is open
 
     def _show_indexing_status(self) -> None:
         progress = self.query_one(ProgressBar)
@@ -317,57 +298,28 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
             else (wording.WAITING_FOR_INDEX if waiting else wording.INDEXING)
         )
 
-    @work(thread=True, group="search", exit_on_error=False)
-    def run_quick_search(self, text: str) -> None:
-        worker = get_current_worker()
-        result = self.engine.quick_search(text, RESULT_LIMIT, worker.cancelled_event)
-        if not worker.is_cancelled:
-            self.post_message(SearchFinished(text, result, quick=True))
-
-    def _start_search(self, text: str) -> None:
-        """Search the newest query; a search still running for an older one is cancelled first: its
-        results would never be shown, and a slow one must not hold up the query typed after it.
-        The engine searches one query at a time, and a cancelled one stops at its next step (a
-        burst of keystrokes cancels each worker before it even starts)."""
-        if self._search_worker is not None:
-            if self._running_query == text:
-                return
-            self._search_worker.cancel()
-        self._running_query = text
-        self._search_worker = self.run_search(text, self._marks())
-
-    def _marks(self) -> Marks:
-        return Marks(frozenset(self.bookmarked), frozenset(self.opened))
-
-    def _cancel_search(self) -> None:
-        self.workers.cancel_group(self, "search")
-        self.workers.cancel_group(self, "more")
-        self._search_worker = self._running_query = None
-
-    @work(thread=True, group="search", exit_on_error=False)
-    def run_search(self, text: str, marks: Marks) -> None:
-        # Cancelling the worker (typing on, a new list, quitting) stops the engine's search too: a
-        # thread cannot be interrupted, and the app does not exit before its threads have ended.
-        worker = get_current_worker()
-        result = self._search(text, RESULT_LIMIT, marks, worker.cancelled_event)
-        index_notice = self.engine.take_index_notice()
-        if index_notice or not worker.is_cancelled:
-            self.post_message(SearchFinished(text, result, index_notice, cancelled=worker.is_cancelled))
-
-    def _search(self, text: str, limit: int, marks: Marks, cancel: threading.Event) -> SearchResult:
+    def _request(self, text: str) -> SearchRequest:
         """The query as typed, the user's default order and match mode applying where it says none."""
         preferences = self.preferences
-        request = SearchRequest(
+        return SearchRequest(
             text,
-            limit=limit,
+            limit=RESULT_LIMIT,
             partial=True,
             hit_terms=False,
-            marks=marks,
+            marks=Marks(frozenset(self.bookmarked), frozenset(self.opened)),
             match=preferences.match,
             sort=preferences.sort,
             correct=text != self._as_typed,
         )
-        return self.engine.search(request, cancel)
+
+    def _search_again(self) -> None:
+        """Search the query in the box afresh (the index opened, the defaults changed, as typed)."""
+        query = self.query_one(SearchBox).value
+        self.session.cancel()  # the same text may be searching with what has changed since
+        if query.strip():
+            self.session.search(self._request(query))
+        else:
+            self._show_all()
 
     def action_spelling(self) -> None:
         """SPELLING_KEY: with a correction shown (its results instead of the query's), search the query
@@ -379,8 +331,7 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
             raise SkipAction()  # no result shown for this query yet: nothing to undo or take
         if result.corrected:
             self._as_typed = search.value
-            self._cancel_search()  # a search of the same text, corrected, may be running
-            self._start_search(search.value)
+            self._search_again()
         elif result.suggestion:
             search.value = result.suggestion
             search.cursor_position = len(result.suggestion)
@@ -394,48 +345,41 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         )
         changes = {key: value for key, value in (("sort", sort), ("match", match)) if value}
         self._remember(**changes)
-        query = self.query_one(SearchBox).value
-        if query.strip() and self.engine.ready:
-            self._cancel_search()
-            self._start_search(query)
+        if self.query_one(SearchBox).value.strip() and self.engine.ready:
+            self._search_again()
 
-    def on_search_finished(self, message: SearchFinished) -> None:
-        if message.index_notice:
-            self.notify(message.index_notice, title="Index", severity="warning", timeout=8, markup=False)
-        if message.quick and self.engine.ready:
-            return  # a scan that ended after the index opened: the ranked search is on its way
-        if not message.cancelled and message.query == self.query_one(SearchBox).value:
-            self._show_result(message.result)
-        # else: an outdated query, whose results must never be shown
+    def _found(self, event: SessionEvent) -> None:
+        self.post_message(SessionFound(event))  # (from the session's thread: posting is thread-safe)
+
+    def on_session_found(self, message: SessionFound) -> None:
+        """What the search session found: shown only while it answers the query in the box."""
+        event = message.event
+        if isinstance(event, IndexNotice):
+            self.notify(event.text, title="Index", severity="warning", timeout=8, markup=False)
+        elif not self.session.is_current(event):
+            return  # an outdated query, whose results must never be shown
+        elif isinstance(event, FirstPage):
+            self._show_result(event.result)
+            self.session.accepted(event)
+        elif isinstance(event, More):
+            self._show_more(event.first, event.result)
+        elif isinstance(event, Failed):
+            self.notify(event.error, title="Search failed", severity="error", markup=False)
 
     # -- the rest of a long result ------------------------------------------------------------
 
     def on_results_list_want_more(self, message: ResultsList.WantMore) -> None:
         self._more_to_last = self._more_to_last or message.to_last
-        query = self.query_one(SearchBox).value
-        if self.result is not None and query.strip() and self.engine.ready:  # (quick matches: the first page)
-            self.run_more(query, self.result, self._marks())
+        if self.result is None or not self.session.more():  # (quick matches: the first page only)
+            self._more_to_last = False
 
-    @work(thread=True, exclusive=True, group="more", exit_on_error=False)
-    def run_more(self, text: str, first: SearchResult, marks: Marks) -> None:
-        """Every match of the query whose first page (`first`) is listed (in a thread: thousands of
-        hits cost tens of milliseconds)."""
-        worker = get_current_worker()
-        result = self._search(text, max(first.total, RESULT_LIMIT), marks, worker.cancelled_event)
-        if not worker.is_cancelled:
-            self.post_message(MoreFound(first, result))
-
-    def on_more_found(self, message: MoreFound) -> None:
-        """List the rest of a result after its first page, unless the list shows something else by now
-        (another query, order or list: each replaces the list and cancels this search)."""
-        if message.first is not self.result:
-            return
+    def _show_more(self, first: SearchResult, result: SearchResult) -> None:
+        """List the rest of a result after its first page."""
         results = self.query_one(ResultsList)
         listed = set(results.paper_ids)
-        result = message.result
         new = [hit.paper_id for hit in result.hits if hit.paper_id not in listed]
-        results.extend(new, lambda pid: self._row(pid, result.terms), more=result.total > len(listed) + len(new))
-        if result.notice and result.notice != message.first.notice:  # stopped part-way: say so
+        results.extend(new, self._row_maker(result.terms), more=result.total > len(listed) + len(new))
+        if result.notice and result.notice != first.notice:  # stopped part-way: say so
             self.set_status(wording.result_status(result))
         if self._more_to_last and results.paper_ids:
             results.highlighted = len(results.paper_ids) - 1
@@ -446,8 +390,8 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         engine = self.engine
         ids = [paper.id for paper in engine.papers]
         self._load_marks()
-        self._fill(ids, self._row)
-        self.query_one(AppHeader).show_sub_title(wording.all_papers_title(engine.lists, len(ids)))
+        self._fill(ids, self._row_maker())
+        self._show_title(wording.all_papers_title(engine.lists, len(ids)))
         if engine.ready:
             self.set_status("")
 
@@ -457,16 +401,25 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         engine = self.engine
         ids = [hit.paper_id for hit in result.hits]
         self._defer_reader()
-        self._fill(ids, lambda pid: self._row(pid, result.terms), more=result.total > len(ids))
+        self._fill(ids, self._row_maker(result.terms), more=result.total > len(ids))
         related = wording.related_paper(result)
         headline = engine.row(related).headline if related is not None and related in engine.by_id else None
-        self.query_one(AppHeader).show_sub_title(wording.result_title(engine.lists, result, headline))
+        self._show_title(wording.result_title(engine.lists, result, headline))
         if engine.ready:
             self.set_status(wording.result_status(result))
         else:
             self._show_indexing_status()  # quick matches: the status says what comes next
 
-    def _row(self, paper_id: str, terms=()) -> Text:
+    def _show_title(self, title: wording.Title) -> None:
+        # set_reactive: the app's own watcher of its sub-title repaints the whole screen.
+        self.app.set_reactive(App.sub_title, str(title))
+        self.query_one(AppHeader).show(title)
+
+    def _row_maker(self, terms: tuple[str, ...] = ()) -> MakeRow:
+        """How the list makes a row of these results (their matched words highlighted), when it shows."""
+        return lambda paper_id, width: self._row(paper_id, width, terms)
+
+    def _row(self, paper_id: str, width: int, terms: tuple[str, ...] = ()) -> Text:
         # Until the index is open, rows come straight from the corpus (no markup conversion).
         row = self.engine.row(paper_id) if self.engine.ready else self.engine.quick_row(paper_id)
         return row_text(
@@ -475,13 +428,12 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
             terms,
             bookmarked=paper_id in self.bookmarked,
             opened=paper_id in self.opened,
-            venue_width=self._venue_width,
+            venue_width=venue_width_for(self._venue_width, width),
             colors=self._colors,
         )
 
-    def _fill(self, ids: list[str], make_row, more: bool = False) -> None:
+    def _fill(self, ids: list[str], make_row: MakeRow, more: bool = False) -> None:
         results = self.query_one(ResultsList)
-        self.workers.cancel_group(self, "more")  # the rest of the list shown before is not wanted now
         self._pinned = None
         results.show(ids, make_row, more)
         if self._open_after_fill in ids:
@@ -501,13 +453,7 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
             self.bookmarked, self.opened = ({canonical(pid) for pid in ids} for ids in marks)
 
     def _redraw_row(self, paper_id: str) -> None:
-        results = self.query_one(ResultsList)
-        if paper_id not in results.paper_ids:
-            return
-        terms = self.result.terms if self.result else ()
-        index = results.paper_ids.index(paper_id)
-        if index < results.option_count:  # (a row not made yet is made with the marks of its time)
-            results.replace_option_prompt_at_index(index, self._row(paper_id, terms))
+        self.query_one(ResultsList).refresh_row(paper_id)
 
     def set_status(self, text: str) -> None:
         if text == self._status_text:
@@ -519,14 +465,14 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
 
     # -- selection and reader -----------------------------------------------------------------
 
-    @on(ResultsList.OptionHighlighted, "#results")
-    def selection_moved(self, event: ResultsList.OptionHighlighted) -> None:
-        if event.option.id != self._pinned_over:  # the user moved on from where the list stood
+    @on(ResultsList.Highlighted, "#results")
+    def selection_moved(self, event: ResultsList.Highlighted) -> None:
+        if event.paper_id != self._pinned_over:  # the user moved on from where the list stood
             self._pinned = None
         self._show_reader(self.current_paper_id())
 
-    @on(ResultsList.OptionSelected, "#results")
-    def open_selected(self, event: ResultsList.OptionSelected) -> None:
+    @on(ResultsList.Selected, "#results")
+    def open_selected(self, event: ResultsList.Selected) -> None:
         self._unpin()  # enter or a click on a row opens that row's paper
         self.action_open_paper()
 
@@ -615,14 +561,9 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
             self.query_one(ReaderPane).show_bookmark(self._bookmark_shown(paper_id))
 
     def _refill(self) -> None:
-        results = self.query_one(ResultsList)
-        keep = results.highlighted
-        if self.result is None:
-            self._show_all()
-        else:
-            self._show_result(self.result)
-        if keep is not None and keep < len(results.paper_ids):
-            results.highlighted = keep
+        """Draw every row again (the marks or the theme changed), keeping the list and its selection."""
+        self.query_one(ResultsList).refresh_rows()
+        self._show_reader(self.current_paper_id())
 
     def action_show_bookmarks(self) -> None:
         if self.store_access.require(self) is None:

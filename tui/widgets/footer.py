@@ -1,40 +1,116 @@
-"""The key bar, rebuilt only when the keys it shows change."""
+"""The key bar: the keys that work where the focus is, on one line, drawn again only when they change."""
 
 from __future__ import annotations
 
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.app import RenderResult
+from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widget import Widget
+
+PALETTE_SEPARATOR = "▏"
 
 
-class KeyFooter(Footer):
-    """Textual's Footer, which rebuilds all its keys whenever the screen's bindings may have changed:
-    every focus change, every screen shown, about ten times while the app starts, mostly to show the
-    same keys. A rebuild mounts and styles a widget per key (a quarter of starting the app). This
-    one rebuilds only when a key, its description, its state or its tooltip differs."""
+class KeyBar(Widget):
+    """One line of "key description" pairs, the command palette's key at the right; a click on a
+    key presses it. Textual's Footer mounts and styles a widget per key on every focus change and
+    screen shown (a quarter of starting the app, mostly to show the same keys again): this draws
+    one line of text, and only when a key, its description or its state changed."""
 
-    _shown: tuple | None = None
+    DEFAULT_CSS = """
+    KeyBar {
+        dock: bottom;
+        height: 1;
+        width: 100%;
+        color: $footer-foreground;
+        background: $footer-background;
+        & > .key-bar--key {
+            color: $footer-key-foreground;
+            text-style: bold;
+        }
+        & > .key-bar--description {
+            color: $footer-description-foreground;
+        }
+    }
+    """
 
-    def bindings_changed(self, screen: Screen) -> None:
-        self._bindings_ready = True  # what compose() waits for
-        if not screen.app.app_focus:
-            return
-        if self.is_attached and screen is self.screen:
-            self.call_after_refresh(self._recompose_if_changed)
+    COMPONENT_CLASSES = {"key-bar--key", "key-bar--description"}
 
-    async def _recompose_if_changed(self) -> None:
-        if not self.is_attached:  # removed since (a terminal too small for the screen)
-            return
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._shown: tuple = ((), None)
+        self._places: list[tuple[int, int, str]] = []
+        """(first column, end column, key) of each key drawn, for clicks."""
+
+    def on_mount(self) -> None:
+        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+        self._bindings_changed(self.screen)
+
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
+
+    def _bindings_changed(self, screen: Screen) -> None:
+        if not self.is_attached or screen is not self.screen or not self.app.app_focus:
+            return  # (the terminal lost focus: it gets it back with the same keys, as Textual's Footer has it)
         shown = self._keys_shown()
         if shown != self._shown:
             self._shown = shown
-            await self.recompose()
+            self.refresh()
 
     def _keys_shown(self) -> tuple:
-        """What compose() draws from: the shown bindings with their state and tooltip, and the
-        command palette's key."""
-        bindings = self.screen.active_bindings
-        palette = bindings.get(self.app.COMMAND_PALETTE_BINDING)
-        return (
-            tuple((binding, enabled, tooltip) for _, binding, enabled, tooltip in bindings.values() if binding.show),
-            palette[1:] if palette and self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE else None,
-        )
+        """The shown bindings, one per action, with whether each is enabled; the palette's binding."""
+        active = self.screen.active_bindings
+        keys: dict[str, tuple[Binding, bool]] = {}
+        for _node, binding, enabled, _tooltip in active.values():
+            if binding.show and binding.action not in keys:
+                keys[binding.action] = (binding, enabled)
+        palette = active.get(self.app.COMMAND_PALETTE_BINDING) if self.app.ENABLE_COMMAND_PALETTE else None
+        return tuple(keys.values()), (palette.binding if palette else None)
+
+    @property
+    def keys(self) -> list[tuple[str, str]]:
+        """(key as shown, description) of each key the bar shows, in order (the palette's last)."""
+        shown, palette = self._shown
+        pairs = [(self.app.get_key_display(binding), binding.description) for binding, _ in shown]
+        return [*pairs, (self.app.get_key_display(palette), palette.description)] if palette else pairs
+
+    def render(self) -> RenderResult:
+        key_style = self.get_component_rich_style("key-bar--key", partial=True)
+        description_style = self.get_component_rich_style("key-bar--description", partial=True)
+        text = Text(no_wrap=True, overflow="crop", end="")
+        places: list[tuple[int, int, str]] = []
+
+        def add(binding: Binding, enabled: bool) -> None:
+            start = text.cell_len
+            dim = Style(dim=not enabled)
+            text.append(self.app.get_key_display(binding), style=key_style + dim)
+            text.append(f" {binding.description}", style=description_style + dim)
+            places.append((start, text.cell_len, binding.key))
+            text.append(" ")
+
+        shown, palette = self._shown
+        for binding, enabled in shown:
+            add(binding, enabled)
+        if palette is not None:
+            label = f"{PALETTE_SEPARATOR}{self.app.get_key_display(palette)} {palette.description}"
+            room = self.size.width - text.cell_len - len(label)
+            if room >= 0:
+                text.append(" " * room)
+                start = text.cell_len + len(PALETTE_SEPARATOR)
+                text.append(PALETTE_SEPARATOR, style="dim")
+                text.append(self.app.get_key_display(palette), style=key_style)
+                text.append(f" {palette.description}", style=description_style)
+                places.append((start, text.cell_len, palette.key))
+        self._places = places
+        return text
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        for start, end, key in self._places:
+            if start <= offset.x < end:
+                self.app.simulate_key(key.split(",")[0])
+                return

@@ -1,25 +1,60 @@
-"""The app header, whose title changes on every keystroke (it shows the match count)."""
+"""The app's header line: its name and what the screen shows, with the match count always in view."""
 
 from __future__ import annotations
 
-from textual.app import App, ComposeResult
-from textual.widgets import Header
-from textual.widgets._header import HeaderClock, HeaderClockSpace, HeaderIcon, HeaderTitle
+from rich.cells import cell_len
+from rich.text import Text
+from textual.app import RenderResult
+from textual.widget import Widget
+
+from tui.wording import Title
 
 
-class OneLineTitle(HeaderTitle):
-    def update(self, content="", *, layout: bool = True) -> None:
-        # One full-width line: a new title never changes the layout, so skip the screen relayout.
-        super().update(content, layout=False)
+class AppHeader(Widget):
+    """One line: "iclr-reader — iclr2025 · 12 matches for “kv cache”", centred. It changes on every
+    keystroke, so it only repaints itself (its size never changes: no layout); in a narrow terminal
+    the app's name goes first, then the query is cut, then the lists, never the count."""
 
+    DEFAULT_CSS = """
+    AppHeader {
+        dock: top;
+        width: 100%;
+        height: 1;
+        background: $panel;
+        color: $foreground;
+        content-align: center middle;
+    }
+    """
 
-class AppHeader(Header):
-    def show_sub_title(self, text: str) -> None:
-        """Set the app's sub-title without Textual's whole-screen repaint: only this line changes."""
-        self.app.set_reactive(App.sub_title, text)
-        self.query_one(OneLineTitle).update(self.format_title())
+    NAME_SEPARATOR = " — "
 
-    def compose(self) -> ComposeResult:
-        yield HeaderIcon().data_bind(Header.icon)
-        yield OneLineTitle()
-        yield HeaderClock().data_bind(Header.time_format) if self._show_clock else HeaderClockSpace()
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._title: Title | str = ""
+
+    def show(self, title: Title | str) -> None:
+        """Show this title after the app's name."""
+        self._title = title
+        self.refresh()
+
+    @property
+    def line(self) -> str:
+        """What the header shows at its width now."""
+        width = max(0, self.size.width - 2)  # a column of margin each side
+        name, title = self.app.title, self._title
+        whole = f"{name}{self.NAME_SEPARATOR}{title}" if str(title) else name
+        if cell_len(whole) <= width:
+            return whole
+        if isinstance(title, Title):
+            return title.fitted(width, cell_len)
+        return str(title) if cell_len(str(title)) <= width else str(title)[: max(0, width - 1)] + "…"
+
+    def render(self) -> RenderResult:
+        line = self.line
+        name = self.app.title
+        text = Text(no_wrap=True, overflow="ellipsis", end="")
+        if line.startswith(name + self.NAME_SEPARATOR) or line == name:
+            text.append(name)
+            line = line[len(name) :]
+        text.append(line, style="dim")
+        return text

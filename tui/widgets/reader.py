@@ -80,6 +80,11 @@ class ReaderPane(VerticalScroll):
         line.set_class(bookmark is not None, "active")
 
     @property
+    def shown_id(self) -> str | None:
+        """The id of the paper the reader shows (or is converting to show); None for none."""
+        return self._shown[0] if self._shown else None
+
+    @property
     def converting(self) -> bool:
         """True while a long abstract is being converted for the reader."""
         return self._converting is not None

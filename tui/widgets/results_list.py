@@ -1,4 +1,4 @@
-"""The result list: a virtualised OptionList of papers, one line each."""
+"""The result list: one line per paper, drawn with Textual's Line API from a list of paper ids."""
 
 from __future__ import annotations
 
@@ -9,14 +9,13 @@ from dataclasses import dataclass
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.binding import Binding
+from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.message import Message
+from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.style import Style as VisualStyle
-from textual.visual import VisualType
-from textual.widgets import OptionList
-from textual.widgets.option_list import Option
 
 from search import Row
 from tui.render import headline_text
@@ -27,10 +26,19 @@ ROW_CHARS = 500
 """A row shows at most this much of a headline (a title can be any length; a row is one line)."""
 MAX_VENUE_WIDTH = 12
 """The venue column is as wide as the longest loaded venue ("AISTATS 2024"), at most this."""
-PAGE = 500
-"""Papers made into options at a time, more as the list is moved or scrolled through: an option
-costs the interface thread ~8 µs, so listing all of 100,000 papers whenever the search is cleared
-would stall it for most of a second."""
+MIN_TITLE_WIDTH = 50
+"""Columns a row keeps for its title before the venue column takes any: in a narrow list the
+venue shrinks, then goes, so titles stay readable."""
+MIN_VENUE_WIDTH = 4
+"""A venue column narrower than this says nothing ("IC…"): it is dropped instead."""
+MORE_MARGIN = 50
+"""Ask for the rest of a long result when the selection or the view comes this close to the end
+of what is listed (or two screens, whichever is more)."""
+CACHED_LINES = 1024
+"""Lines kept drawn: a few screens' worth, so moving the selection redraws two lines, not all."""
+
+MakeRow = Callable[[str, int], Text]
+"""How a paper's row is made: (paper id, the columns the row has) -> one line of Rich Text."""
 
 
 @dataclass(frozen=True)
@@ -53,12 +61,22 @@ DARK_ROWS = RowColors.for_theme(dark=True)
 
 
 def venue_column_width(venues: Iterable[str | None]) -> int:
-    """How wide the venue column is: 0 (no column) when every paper has the same venue or none,
-    as there is nothing to tell apart; else the longest venue, at most MAX_VENUE_WIDTH."""
+    """How wide the venue column would like to be: 0 (no column) when every paper has the same
+    venue or none, as there is nothing to tell apart; else the longest venue, at most MAX_VENUE_WIDTH."""
     distinct = {venue for venue in venues if venue}
     if len(distinct) < 2:
         return 0
     return min(MAX_VENUE_WIDTH, max(map(len, distinct)))
+
+
+def venue_width_for(wanted: int, row_width: int) -> int:
+    """The venue column's width in a row `row_width` columns wide: what it wants while the title keeps
+    MIN_TITLE_WIDTH columns, narrower when it does not, none when narrower would say nothing."""
+    if not wanted:
+        return 0
+    room = row_width - 3 - 1 - MIN_TITLE_WIDTH  # the markers' columns, the venue's trailing space
+    width = min(wanted, room)
+    return width if width >= MIN_VENUE_WIDTH else 0
 
 
 def row_text(
@@ -87,46 +105,74 @@ def row_text(
     return text
 
 
-class PaperOption(Option):
-    """An option whose row is built the first time it is shown: 10,000 rows cost nothing up front."""
+class ResultsList(ScrollView, can_focus=True):
+    """Papers in the current order, one line each; the highlighted one is shown in the reader.
 
-    def __init__(self, paper_id: str, make_row: Callable[[str], Text]) -> None:
-        super().__init__("", id=paper_id)
-        self._paper_id = paper_id
-        self._make_row: Callable[[str], Text] | None = make_row
+    Its model is `paper_ids` and the `highlighted` index, nothing else: a line is drawn when it is
+    on screen (`render_line`), from the paper's row made then, so a list of 100,000 papers costs
+    what its visible lines cost. A long result comes a page at a time: when the selection or the
+    view nears the end of `paper_ids` while `more` is set (or on `G`), the list posts WantMore and
+    the screen extends it."""
 
-    @property
-    def prompt(self) -> VisualType:
-        if self._make_row is not None:
-            self._prompt = self._make_row(self._paper_id)
-            self._make_row = None
-        return self._prompt
+    DEFAULT_CSS = """
+    ResultsList {
+        overflow-x: hidden;
+        overflow-y: auto;
+        color: $foreground;
+        background: $surface;
+        & > .results-list--highlighted {
+            color: $foreground;
+            background: $block-cursor-blurred-background;
+            text-style: $block-cursor-blurred-text-style;
+        }
+        &:focus {
+            background-tint: $foreground 5%;
+            & > .results-list--highlighted {
+                color: $block-cursor-foreground;
+                background: $block-cursor-background;
+                text-style: $block-cursor-text-style;
+            }
+        }
+        & > .results-list--hover {
+            background: $block-hover-background;
+        }
+    }
+    """
 
-    def _set_prompt(self, prompt: VisualType) -> None:
-        self._make_row = None
-        super()._set_prompt(prompt)
-
-
-class ResultsList(OptionList):
-    """Papers in the current order; the highlighted one is shown in the reader.
-
-    `paper_ids` are listed, but made into options PAGE at a time, as the selection or the scroll
-    nears the last one made (or `G` asks for the last). A long result also comes a page at a time:
-    when the selection nears the end of `paper_ids` (or `G`) while `more` is set, the list posts
-    WantMore and the screen extends it."""
+    COMPONENT_CLASSES = {"results-list--row", "results-list--highlighted", "results-list--hover"}
+    """`results-list--row`: every row; `--highlighted`: the selected one; `--hover`: under the mouse."""
 
     BINDINGS = [
-        Binding("j", "cursor_down", "Down", show=False),
-        Binding("k", "cursor_up", "Up", show=False),
-        Binding("g", "first", "First", show=False),
-        Binding("G", "last", "Last", show=False),
+        Binding("up,k", "cursor_up", "Up", show=False),
+        Binding("down,j", "cursor_down", "Down", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+        Binding("pagedown", "page_down", "Page down", show=False),
+        Binding("home,g", "first", "First", show=False),
+        Binding("end,G", "last", "Last", show=False),
         Binding("l", "select", "Open", show=False),
         Binding("enter", "select", "Open"),
     ]
 
+    class _PaperMessage(Message):
+        def __init__(self, results: ResultsList, index: int) -> None:
+            super().__init__()
+            self.results = results
+            self.index = index
+            self.paper_id = results.paper_ids[index]
+
+        @property
+        def control(self) -> ResultsList:
+            return self.results
+
+    class Highlighted(_PaperMessage):
+        """The selection moved to `paper_id` (at `index`)."""
+
+    class Selected(_PaperMessage):
+        """The user opened `paper_id` (enter, l, a click)."""
+
     class WantMore(Message):
-        """The selection is near the end of the listed papers and more match: list them; with
-        `to_last`, the user asked for the very last one (G, end)."""
+        """The selection or the view is near the end of the listed papers and more match: list them;
+        with `to_last`, the user asked for the very last one (G, end)."""
 
         def __init__(self, to_last: bool) -> None:
             super().__init__()
@@ -135,126 +181,224 @@ class ResultsList(OptionList):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.paper_ids: list[str] = []
+        self._highlighted: int | None = None
         self.more = False
-        """More papers match than are listed (set by the screen with each list)."""
+        """More papers match than are listed (set with each list)."""
         self._asked = False
-        self._makers: list[tuple[int, Callable[[str], Text]]] = []
+        self._makers: list[tuple[int, MakeRow]] = []
         """(first index, how its rows are made) for each run of paper_ids given to show or extend."""
+        self._rows: LRUCache[tuple[str, int], Text] = LRUCache(CACHED_LINES)
+        """(paper id, width) -> its row."""
+        self._lines: LRUCache[tuple[int, str, object, int], Strip] = LRUCache(CACHED_LINES)
+        """(index, paper id, style, width) -> its drawn line."""
+        self._hover: int | None = None
 
-    def show(self, paper_ids: list[str], make_row: Callable[[str], Text], more: bool = False) -> None:
-        """Replace the list; the first paper is highlighted."""
-        self.paper_ids = paper_ids
+    # -- the model ----------------------------------------------------------------------------
+
+    def show(self, paper_ids: list[str], make_row: MakeRow, more: bool = False) -> None:
+        """Replace the list, scrolled to the top; the first paper is highlighted (no message: the
+        caller knows what it listed)."""
+        self.paper_ids = list(paper_ids)
         self.more, self._asked = more, False
         self._makers = [(0, make_row)]
-        self.set_options(PaperOption(paper_id, make_row) for paper_id in paper_ids[:PAGE])
-        if paper_ids:
-            self.highlighted = 0
+        self._forget_rows()
+        self._highlighted = 0 if self.paper_ids else None
+        self._hover = None
+        self._length_changed()
+        self.scroll_to(y=0, animate=False, immediate=True)
+        self.refresh()
 
-    def extend(self, paper_ids: list[str], make_row: Callable[[str], Text], more: bool = False) -> None:
+    def extend(self, paper_ids: list[str], make_row: MakeRow, more: bool = False) -> None:
         """List these papers after the ones listed; the selection stays where it is."""
-        self._makers.append((len(self.paper_ids), make_row))
-        self.paper_ids = self.paper_ids + paper_ids
+        if paper_ids:
+            self._makers.append((len(self.paper_ids), make_row))
+            self.paper_ids.extend(paper_ids)
         self.more, self._asked = more, False
-        self.list_to(self.option_count + 1)
+        self._length_changed()
+        self.refresh()
 
-    def list_to(self, count: int) -> None:
-        """Make options of at least the first `count` papers (a page more than made, at least)."""
-        made = self.option_count
-        if count <= made or made >= len(self.paper_ids):
+    def refresh_row(self, paper_id: str) -> None:
+        """Draw this paper's row again (a bookmark or read mark changed)."""
+        if paper_id in self.paper_ids:
+            self.refresh_rows()  # (the rows made are a few screens' worth: made again as they show)
+
+    def refresh_rows(self) -> None:
+        """Draw every row again (the theme's colours changed)."""
+        self._forget_rows()
+        self.refresh()
+
+    def _forget_rows(self) -> None:
+        self._rows.clear()
+        self._lines.clear()
+
+    @property
+    def highlighted(self) -> int | None:
+        """The index of the selected paper in paper_ids, None when the list is empty."""
+        return self._highlighted
+
+    @highlighted.setter
+    def highlighted(self, index: int | None) -> None:
+        self.move_to(index)
+
+    @property
+    def current_id(self) -> str | None:
+        index = self._highlighted
+        return None if index is None else self.paper_ids[index]
+
+    def move_to(self, index: int | None) -> None:
+        """Select the paper at `index` (clamped to the list), scroll it into view and say so."""
+        if not self.paper_ids or index is None:
             return
-        end = min(len(self.paper_ids), max(count, made + PAGE))
-        starts = [start for start, _ in self._makers]
-        options = []
-        for index in range(made, end):
-            make_row = self._makers[bisect_right(starts, index) - 1][1]
-            options.append(PaperOption(self.paper_ids[index], make_row))
-        self.add_options(options)
-
-    def validate_highlighted(self, highlighted: int | None) -> int | None:
-        if highlighted is not None:
-            self.list_to(highlighted + 1)  # a paper further down than made so far (bookmarks, G)
-        return super().validate_highlighted(highlighted)
-
-    def watch_highlighted(self, highlighted: int | None) -> None:
-        super().watch_highlighted(highlighted)
-        if highlighted is None:
-            return
-        margin = max(50, 2 * self.size.height)
-        self.list_to(highlighted + margin)
-        if highlighted >= len(self.paper_ids) - margin:
+        index = max(0, min(len(self.paper_ids) - 1, index))
+        old, self._highlighted = self._highlighted, index
+        self._scroll_into_view(index)
+        if old != index:
+            for line in (old, index):
+                if line is not None:
+                    self.refresh_line(line)
+            self.post_message(self.Highlighted(self, index))
+        if index >= len(self.paper_ids) - self._margin():
             self._want_more(to_last=False)
 
-    def watch_scroll_y(self, old: float, new: float) -> None:
-        super().watch_scroll_y(old, new)
-        self.list_to(int(new) + 2 * max(50, self.size.height))  # scrolled with the wheel or the bar
-
-    def action_last(self) -> None:
-        self.list_to(len(self.paper_ids))
-        super().action_last()
-        self._want_more(to_last=True)
+    def _margin(self) -> int:
+        return max(MORE_MARGIN, 2 * self.size.height)
 
     def _want_more(self, to_last: bool) -> None:
         if self.more and (to_last or not self._asked):
             self._asked = True
             self.post_message(self.WantMore(to_last))
 
-    def _update_lines(self) -> None:
-        """Line bookkeeping without rendering: every row is exactly one line (no-wrap Text).
-
-        OptionList measures each option's height by rendering it, which takes over a second for
-        10,000 papers; rows here never wrap, so each option is one line."""
-        if not self.scrollable_content_region:
+    def _length_changed(self) -> None:
+        """The list's scrollable height is its number of papers. A new length lays out the screen only
+        when the scrollbar comes or goes; otherwise the list and its scrollbar repaint. (Textual lays
+        out the whole screen for any new virtual size: 8-14 ms a time at 10,745 papers, measured, on
+        a third of the benchmark's keystrokes.)"""
+        size = Size(0, len(self.paper_ids))  # (rows are cut to the width: the list never scrolls sideways)
+        if size == self.virtual_size:
             return
-        cache = self._line_cache
-        start = cache.lines[-1][0] + 1 if cache.lines else 0
-        for index in range(start, len(self.options)):
-            cache.index_to_line[index] = len(cache.lines)
-            cache.heights[index] = 1
-            cache.lines.append((index, 0))
-        width = self.scrollable_content_region.width - self._get_left_gutter_width()
-        size = Size(width, len(cache.lines))
-        if size != self.virtual_size:
-            # The list's box is the pane's whatever its length, so a new length needs no layout of the
-            # screen (20 ms, after most keystrokes): only the scrollbar, whose showing or hiding does
-            # lay out (Textual's own reactive).
-            self.set_reactive(ResultsList.virtual_size, size)
-            self._scroll_update(size)
-            self.refresh()
+        height = self.scrollable_content_region.height
+        scrollbar = self.show_vertical_scrollbar
+        if not self.is_mounted or not height or scrollbar != (size.height > height):
+            self.virtual_size = size  # a layout: the scrollbar comes or goes, or the list has no size yet
+            return
+        self.set_reactive(ResultsList.virtual_size, size)
+        if scrollbar:
+            bar = self.vertical_scrollbar
+            bar.window_virtual_size = size.height
+            bar.window_size = height
+        if self.scroll_y > self.max_scroll_y:
+            self.scroll_to(y=self.max_scroll_y, animate=False)
+        self.refresh()
 
-    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return len(self.options)
+    def _scroll_into_view(self, index: int) -> None:
+        height = self.scrollable_content_region.height
+        top = round(self.scroll_y)
+        if index < top:
+            self.scroll_to(y=index, animate=False, immediate=True)
+        elif height and index >= top + height:
+            self.scroll_to(y=index - height + 1, animate=False, immediate=True)
 
-    def _get_option_render(self, option: Option, style: VisualStyle) -> list[Strip]:
-        """A row's line, drawn from its Rich Text straight to segments.
+    # -- keys and mouse -----------------------------------------------------------------------
 
-        OptionList turns each prompt into Textual Content and lays it out as a paragraph (0.45 ms a
-        row, most of the repaint after each keystroke). A row is one line of no-wrap Text, so it is
-        cut to the width, padded and styled over the row's base style: what that pipeline draws for
-        one line, in a third of the time (tests/tui/test_browsing.py compares the two)."""
-        padding = self.get_component_styles("option-list--option").padding
-        width = self.scrollable_content_region.width - self._get_left_gutter_width()
-        key = (option, style, padding)  # emptied on resize, as OptionList does
-        if (strips := self._option_render_cache.get(key)) is None:
-            prompt = option.prompt
-            if not isinstance(prompt, Text):
-                return super()._get_option_render(option, style)
-            base = style.rich_style + Style.from_meta({"option": self._option_to_index[option]})
-            inner = max(0, width - padding.left - padding.right)
-            if prompt.cell_len > inner:
-                prompt = prompt.copy()
-                prompt.truncate(inner, overflow="ellipsis")
-            segments = [Segment(" " * padding.left)] if padding.left else []
-            segments.extend(prompt.render(self.app.console, end=""))
-            strips = [Strip(segments).extend_cell_length(width).apply_style(base)]
-            self._option_render_cache[key] = strips
-        return strips
+    def action_cursor_up(self) -> None:
+        if self._highlighted is not None:
+            self.move_to(self._highlighted - 1)
 
-    def get_content_width(self, container: Size, viewport: Size) -> int:
-        return container.width
+    def action_cursor_down(self) -> None:
+        if self._highlighted is not None:
+            self.move_to(self._highlighted + 1)
 
-    @property
-    def current_id(self) -> str | None:
-        index = self.highlighted
-        if index is None or not 0 <= index < len(self.paper_ids):
+    def action_page_up(self) -> None:
+        if self._highlighted is not None:
+            self.move_to(self._highlighted - max(1, self.scrollable_content_region.height))
+
+    def action_page_down(self) -> None:
+        if self._highlighted is not None:
+            self.move_to(self._highlighted + max(1, self.scrollable_content_region.height))
+
+    def action_first(self) -> None:
+        self.move_to(0)
+
+    def action_last(self) -> None:
+        self.move_to(len(self.paper_ids) - 1)
+        self._want_more(to_last=True)
+
+    def action_select(self) -> None:
+        if self._highlighted is not None:
+            self.post_message(self.Selected(self, self._highlighted))
+
+    def _index_at(self, event: events.MouseEvent) -> int | None:
+        offset = event.get_content_offset(self)
+        if offset is None:
             return None
-        return self.paper_ids[index]
+        index = round(self.scroll_y) + offset.y
+        return index if 0 <= index < len(self.paper_ids) else None
+
+    def on_click(self, event: events.Click) -> None:
+        index = self._index_at(event)
+        if index is not None:
+            self.move_to(index)
+            self.action_select()
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        self._set_hover(self._index_at(event))
+
+    def on_leave(self, event: events.Leave) -> None:
+        self._set_hover(None)
+
+    def _set_hover(self, index: int | None) -> None:
+        if index != self._hover:
+            for line in (self._hover, index):
+                if line is not None:
+                    self.refresh_line(line)
+            self._hover = index
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        if round(new) + self.scrollable_content_region.height >= len(self.paper_ids) - self._margin():
+            self._want_more(to_last=False)  # scrolled near the end with the wheel or the bar
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self._highlighted is not None:
+            self._scroll_into_view(self._highlighted)
+
+    # -- drawing ------------------------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        index = round(self.scroll_y) + y
+        width = self.scrollable_content_region.width
+        if not 0 <= index < len(self.paper_ids):
+            return Strip.blank(width, self.get_visual_style("results-list--row").rich_style)
+        if index == self._highlighted:
+            style = self.get_visual_style("results-list--row", "results-list--highlighted")
+        elif index == self._hover:
+            style = self.get_visual_style("results-list--row", "results-list--hover")
+        else:
+            style = self.get_visual_style("results-list--row")
+        paper_id = self.paper_ids[index]
+        key = (index, paper_id, style, width)
+        line = self._lines.get(key)
+        if line is None:
+            line = self._draw(self._row(index, paper_id, width), style.rich_style, width)
+            self._lines[key] = line
+        return line
+
+    def row(self, index: int) -> Text:
+        """The row of the paper at `index`, as it shows at the list's width now."""
+        return self._row(index, self.paper_ids[index], self.scrollable_content_region.width)
+
+    def _row(self, index: int, paper_id: str, width: int) -> Text:
+        row = self._rows.get((paper_id, width))
+        if row is None:
+            starts = [start for start, _ in self._makers]
+            make_row = self._makers[bisect_right(starts, index) - 1][1]
+            row = self._rows[(paper_id, width)] = make_row(paper_id, width)
+        return row
+
+    def _draw(self, row: Text, base: Style, width: int) -> Strip:
+        """A row's line: its Rich Text cut to the width with an ellipsis, padded, over `base`."""
+        if row.cell_len > width:
+            row = row.copy()
+            row.truncate(width, overflow="ellipsis")
+        segments: list[Segment] = list(row.render(self.app.console, end=""))
+        return Strip(segments).extend_cell_length(width).apply_style(base)

@@ -1,0 +1,110 @@
+"""The core loop never crashes: scroll down the result list, then search again, every way a user
+found to do it (each of these exited with DuplicateID on the OptionList-based list)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.tui.conftest import settle
+from tests.tui.walk import assert_consistent, walk_corpus
+from tui.app import ReaderApp
+from tui.screens.choosers import Chooser
+from tui.widgets.results_list import ResultsList
+from tui.widgets.search_box import SearchBox
+
+SIZES = [(140, 40), (80, 24)]
+
+
+@pytest.fixture(scope="module")
+def big_engine(tmp_path_factory):
+    """1,200 papers in two lists, most of them "learning", some with code."""
+    return walk_corpus(tmp_path_factory.mktemp("core-loop"))
+
+
+def app_over(engine) -> ReaderApp:
+    from search.user.store import UserStore
+
+    return ReaderApp(engine, store=UserStore())
+
+
+async def test_scrolling_down_the_bundled_list_then_searching_again(make_app):
+    """80x24, the bundled list: down, j x20, /, g."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("down", *["j"] * 20)
+        await settle(pilot, app)
+        results = app.screen.query_one(ResultsList)
+        assert results.highlighted == 20
+        await pilot.press("slash", "g")
+        await settle(pilot, app)
+        assert app.screen.query_one(SearchBox).value == "g"
+        assert app.screen.result is not None and app.screen.result.query == "g"
+        assert results.highlighted == 0 and results.scroll_y == 0
+        assert_consistent(app, "down j*20 / g")
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_the_last_of_a_long_result_then_back_to_every_paper(big_engine, size):
+    """More matches than a page: learning, enter, G, esc, esc (the query cleared: every paper)."""
+    app = app_over(big_engine)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app)
+        await pilot.press(*"learning", "enter", "G")
+        await settle(pilot, app)
+        results = app.screen.query_one(ResultsList)
+        total = app.screen.result.total
+        assert total > 1000 and len(results.paper_ids) == total and results.highlighted == total - 1
+        await pilot.press("escape", "escape")
+        await settle(pilot, app)
+        assert app.screen.query_one(SearchBox).value == ""
+        assert len(results.paper_ids) == len(big_engine.papers) and results.highlighted == 0
+        assert_consistent(app, "learning enter G esc esc")
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_all_words_after_going_to_the_last(big_engine, size):
+    """`a` (match:all) after G."""
+    app = app_over(big_engine)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app)
+        await pilot.press(*"graph learning", "enter", "G")
+        await settle(pilot, app)
+        await pilot.press("a")
+        await settle(pilot, app)
+        assert "match:all" in app.screen.query_one(SearchBox).value
+        assert app.screen.query_one(ResultsList).highlighted == 0
+        assert_consistent(app, "graph learning enter G a")
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_related_papers_after_scrolling(big_engine, size):
+    """`r` with the selection pages down the list."""
+    app = app_over(big_engine)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app)
+        await pilot.press(*"learning", "enter", "pagedown", "pagedown", "pagedown", "j")
+        await settle(pilot, app)
+        chosen = app.screen.current_paper_id()
+        await pilot.press("r")
+        await settle(pilot, app)
+        assert app.screen.query_one(SearchBox).value.startswith("related:")
+        assert chosen not in app.screen.query_one(ResultsList).paper_ids[:1]
+        assert_consistent(app, "learning enter pagedown*3 j r")
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_filter_after_paging_down(big_engine, size):
+    """ctrl+t, has:code, after pagedown."""
+    app = app_over(big_engine)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app)
+        await pilot.press("down", "pagedown", "pagedown", "ctrl+t")
+        await settle(pilot, app)
+        assert isinstance(app.screen, Chooser)
+        app.screen.dismiss("has:code")  # as enter on its row does
+        await settle(pilot, app)
+        assert app.screen.query_one(SearchBox).value.strip() == "has:code"
+        ids = app.screen.query_one(ResultsList).paper_ids
+        assert ids and all(big_engine.row(paper_id).has_code for paper_id in ids)
+        assert_consistent(app, "down pagedown*2 ctrl+t has:code")
