@@ -71,3 +71,64 @@ def test_reader_shows_a_math_heavy_abstract(snap_compare, make_app, engine_for, 
     app = make_app(engine=engine_for(*MATH_HEAVY))
     keys = [*"dbscan", "enter", "enter"]
     assert snap_compare(app, terminal_size=SIZES[size], run_before=prepared(*keys))
+
+
+def with_bookmarks(*keys, theme: str | None = None):
+    """`prepared(*keys)` after two papers were bookmarked, one with a note and tags."""
+    then = prepared(*keys)
+
+    async def run_before(pilot):
+        from search import bookmark_of
+
+        app = pilot.app
+        engine = app.screen.engine
+        first, second = engine.papers[0], engine.papers[5]
+        app.store.add(bookmark_of(engine.describe(first.id)))
+        app.store.add(bookmark_of(engine.describe(second.id)))
+        app.store.set_note(second.id, "Read section 4 again: the ablation on cache size.")
+        app.store.set_tags(second.id, ["kv-cache", "to-read"])
+        if theme:
+            app.theme = theme
+        app.screen._load_marks()
+        app.screen._refill()
+        await then(pilot)
+
+    return run_before
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_bookmarks_screen(snap_compare, make_app, size):
+    assert snap_compare(make_app(), terminal_size=SIZES[size], run_before=with_bookmarks("down", "B"))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_note_dialog(snap_compare, make_app, size):
+    assert snap_compare(make_app(), terminal_size=SIZES[size], run_before=with_bookmarks("down", "n"))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tags_dialog(snap_compare, make_app, size):
+    keys = ["down", *["j"] * 5, "t"]
+    assert snap_compare(make_app(), terminal_size=SIZES[size], run_before=with_bookmarks(*keys))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_get_picker(snap_compare, make_app, size):
+    assert snap_compare(make_app(), terminal_size=SIZES[size], run_before=prepared("ctrl+g", *"iclr"))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_command_palette(snap_compare, make_app, size):
+    assert snap_compare(make_app(), terminal_size=SIZES[size], run_before=prepared("ctrl+p", *"book"))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_filters_and_sort(snap_compare, make_app, size):
+    assert snap_compare(make_app(), terminal_size=SIZES[size], run_before=prepared(*"kv cache", "ctrl+t"))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_light_theme(snap_compare, make_app, size):
+    keys = [*"kv cache", "enter", "j"]
+    run_before = with_bookmarks(*keys, theme="textual-light")
+    assert snap_compare(make_app(), terminal_size=SIZES[size], run_before=run_before)
