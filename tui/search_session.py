@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from search import SearchEngine, SearchRequest, SearchResult
 
@@ -62,8 +62,14 @@ def start_thread(run: Callable[[], None], name: str) -> threading.Thread:
 @dataclass
 class _Job:
     request: SearchRequest
-    cancel: threading.Event
+    engine: SearchEngine
+    """The engine searched: the session's when the job was made (a new list may come meanwhile)."""
+    cancel: threading.Event = field(default_factory=threading.Event)
     thread: threading.Thread | None = None
+
+    @property
+    def running(self) -> bool:
+        return self.thread is not None and self.thread.is_alive()
 
 
 class SearchSession:
@@ -83,6 +89,8 @@ class SearchSession:
         self._more: _Job | None = None
         self._first: SearchResult | None = None
         """The first page delivered for the current request, once it is."""
+        self._threads: set[threading.Thread] = set()
+        """Every search thread started and not yet ended, superseded ones too (close waits for them)."""
         self._closed = False
 
     @property
@@ -97,26 +105,25 @@ class SearchSession:
             if self._closed:
                 return
             current = self._search
-            running = current is not None and current.thread is not None and current.thread.is_alive()
-            if running and current is not None and current.request == request:
+            if current is not None and current.running and current.request == request:
                 return  # already on its way
             self._cancel_jobs()
-            job = self._search = _Job(request, threading.Event())
-            self._first = None
-            job.thread = start_thread(lambda: self._run_first(job), "search")
+            job = self._search = _Job(request, self.engine)
+            self._start(job, lambda: self._run_first(job), "search")
 
     def more(self) -> bool:
         """Search every match of the current request, after its first page; False when there is no
-        first page to extend (none delivered yet, or only quick matches)."""
+        first page to extend (none delivered yet, or only quick matches). Asked again while it runs,
+        it is not searched twice; asked after it ended (it failed, or stopped part-way), it is."""
         with self._lock:
             first, job = self._first, self._search
             if self._closed or first is None or job is None:
                 return False
-            if self._more is not None and self._more.request is job.request:
-                return True  # asked already
+            if self._more is not None and self._more.request is job.request and self._more.running:
+                return True  # on its way
             limit = max(first.total, job.request.limit)
-            more = self._more = _Job(job.request, threading.Event())
-            more.thread = start_thread(lambda: self._run_more(more, first, limit), "search-more")
+            more = self._more = _Job(job.request, job.engine)
+            self._start(more, lambda: self._run_more(more, first, limit), "search-more")
             return True
 
     def cancel(self) -> None:
@@ -150,32 +157,36 @@ class SearchSession:
             self._first = event.result
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Wait for the searches running now to end; False if one is still running after `timeout`."""
-        with self._lock:
-            threads = [job.thread for job in (self._search, self._more) if job is not None and job.thread is not None]
-        for thread in threads:
+        """Wait for every search thread to end, superseded ones too; False if one still runs after
+        `timeout` (each thread is given it)."""
+        for thread in self._live():
             thread.join(timeout)
-        return not any(thread.is_alive() for thread in threads)
+        return not self.busy
 
     @property
     def busy(self) -> bool:
-        """A search or its rest is running."""
-        return any(
-            job is not None and job.thread is not None and job.thread.is_alive() for job in (self._search, self._more)
-        )
+        """A search thread is running (a superseded one stops at its next step)."""
+        return bool(self._live())
 
     def close(self) -> None:
         """Cancel everything and wait (briefly) for the threads: a search reading the index must not
         outlive the app."""
         with self._lock:
             self._closed = True
-            jobs = [job for job in (self._search, self._more) if job is not None]
             self._cancel_jobs()
-        for job in jobs:
-            if job.thread is not None:
-                job.thread.join(JOIN_SECONDS)
+        for thread in self._live():
+            thread.join(JOIN_SECONDS)
+
+    def _live(self) -> list[threading.Thread]:
+        with self._lock:
+            self._threads = {thread for thread in self._threads if thread.is_alive()}
+            return list(self._threads)
 
     # -- in the searching threads ---------------------------------------------------------------
+
+    def _start(self, job: _Job, run: Callable[[], None], name: str) -> None:
+        job.thread = start_thread(run, name)
+        self._threads.add(job.thread)
 
     def _cancel_jobs(self) -> None:
         for job in (self._search, self._more):
@@ -185,27 +196,25 @@ class SearchSession:
         self._first = None
 
     def _run_first(self, job: _Job) -> None:
-        engine = self.engine
+        engine = job.engine
+        event: SessionEvent
         try:
             if engine.ready:
-                result = engine.search(job.request, cancel=job.cancel)
-                quick = False
+                event = FirstPage(job.request, engine.search(job.request, cancel=job.cancel))
             else:  # until the index is open, a scan of the papers' text answers
-                result = engine.quick_search(job.request.text, job.request.limit, job.cancel)
-                quick = True
+                found = engine.quick_search(job.request.text, job.request.limit, job.cancel)
+                event = FirstPage(job.request, found, quick=True)
         except Exception as error:  # noqa: BLE001 - any failure is the user's to see, in one line
-            self._say(job, Failed(job.request, f"{type(error).__name__}: {error}"))
-            return
-        finally:
-            notice = engine.take_index_notice() if engine.ready else None
-            if notice:
-                self._deliver(IndexNotice(notice))
-        self._say(job, FirstPage(job.request, result, quick))
+            event = Failed(job.request, f"{type(error).__name__}: {error}")
+        notice = engine.take_index_notice() if engine.ready else None
+        if notice:  # said even when this search was superseded meanwhile
+            self._deliver(IndexNotice(notice))
+        self._say(job, event)
 
     def _run_more(self, job: _Job, first: SearchResult, limit: int) -> None:
         request = dataclasses.replace(job.request, limit=limit)
         try:
-            result = self.engine.search(request, cancel=job.cancel)
+            result = job.engine.search(request, cancel=job.cancel)
         except Exception as error:  # noqa: BLE001
             self._say(job, Failed(job.request, f"{type(error).__name__}: {error}"))
             return

@@ -84,7 +84,7 @@ class Title:
         for count in (self.count, self.short_count or self.count):
             if measure(count) <= width:
                 return count
-        return count[: max(0, width - 1)] + "…"
+        return count[: width - 1] + "…" if width > 0 else ""
 
 
 def all_papers_title(lists: Sequence[str], count: int) -> Title:

@@ -3,6 +3,8 @@ found to do it (each of these exited with DuplicateID on the OptionList-based li
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from tests.tui.conftest import settle
@@ -108,3 +110,57 @@ async def test_a_filter_after_paging_down(big_engine, size):
         ids = app.screen.query_one(ResultsList).paper_ids
         assert ids and all(big_engine.row(paper_id).has_code for paper_id in ids)
         assert_consistent(app, "down pagedown*2 ctrl+t has:code")
+
+
+async def test_results_of_a_query_the_box_no_longer_holds_are_never_shown(big_engine):
+    """A result can reach the screen after the box changed but before the session heard of it."""
+    from textual.widgets import Input
+
+    from tui.messages import SessionFound
+    from tui.search_session import FirstPage
+
+    app = app_over(big_engine)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press(*"graph")
+        await settle(pilot, app)
+        screen = app.screen
+        box = screen.query_one(SearchBox)
+        shown = list(screen.query_one(ResultsList).paper_ids)
+        older = screen.session.request
+        with box.prevent(Input.Changed):
+            box.value = "graph kernel"  # typed; its Changed not handled yet
+        late = big_engine.search(dataclasses.replace(older, text="memory"))
+        screen.post_message(SessionFound(FirstPage(older, late)))  # the session's current request's answer
+        await pilot.pause()
+        assert screen.query_one(ResultsList).paper_ids == shown
+
+
+async def test_a_new_query_while_deep_in_a_long_result_asks_for_nothing_more(big_engine):
+    """learning, enter, G, then a new query: its first page is listed, not every match."""
+    app = app_over(big_engine)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press(*"learning", "enter", "G")
+        await settle(pilot, app)
+        results = app.screen.query_one(ResultsList)
+        assert len(results.paper_ids) > 1000
+        asked = []
+        more = app.screen.session.more
+        app.screen.session.more = lambda: asked.append(1) or more()
+        await pilot.press("slash", "end", "space", "g")
+        await settle(pilot, app)
+        assert not asked and len(results.paper_ids) == 200 and results.more
+        assert results.scroll_y == 0 and results.highlighted == 0
+
+
+async def test_the_wheel_takes_the_hover_highlight_off_the_row_it_left(big_engine):
+    app = app_over(big_engine)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot, app)
+        results = app.screen.query_one(ResultsList)
+        await pilot.hover(ResultsList, offset=(10, 5))
+        assert results._hover == 4
+        results.scroll_down(animate=False)
+        await pilot.pause()
+        assert results._hover is None

@@ -126,8 +126,22 @@ def test_more_lists_every_match_after_the_first_page(seed_engine):
     rest = inbox.next()
     assert isinstance(rest, More) and rest.first is first.result and session.is_current(rest)
     assert len(rest.result.hits) == first.result.total
-    assert session.more()  # asked already: not searched again
-    assert inbox.drained(session) == []
+    session.close()
+
+
+def test_the_rest_asked_for_again_while_it_runs_is_searched_once(seed_engine):
+    slow = SlowEngine(seed_engine)
+    inbox = Inbox()
+    session = SearchSession(slow, inbox)  # type: ignore[arg-type]
+    session.search(request("learning", limit=3))
+    slow.release.set()
+    first = inbox.next()
+    session.accepted(first)
+    slow.release.clear()
+    assert session.more() and session.more()  # G pressed twice while the rest is searched
+    slow.release.set()
+    assert [type(event) for event in inbox.drained(session)] == [More]
+    assert slow.started == ["learning", "learning"]
     session.close()
 
 
@@ -208,4 +222,63 @@ def test_every_kind_of_query_comes_back_as_one_event(seed_engine, text):
     session.search(request(text))
     events = inbox.drained(session)
     assert len(events) == 1 and isinstance(events[0], FirstPage | Failed)
+    session.close()
+
+
+def test_the_rest_is_asked_again_after_it_failed(seed_engine):
+    class FailsOnce(SlowEngine):
+        failed = False
+
+        def search(self, request, cancel=None):
+            if request.limit > 3 and not self.failed:
+                self.failed = True
+                raise OSError("a read failed")
+            return self.engine.search(request, cancel)
+
+    inbox = Inbox()
+    session = SearchSession(FailsOnce(seed_engine), inbox)  # type: ignore[arg-type]
+    session.search(request("learning", limit=3))
+    first = inbox.next()
+    session.accepted(first)
+    assert session.more()
+    assert isinstance(inbox.next(), Failed)
+    assert session.wait(TIMEOUT)
+    assert session.more()  # asked again (G, scrolling on): searched again, not "asked already"
+    rest = inbox.next()
+    assert isinstance(rest, More) and len(rest.result.hits) == first.result.total
+    session.close()
+
+
+def test_close_waits_for_superseded_searches_too(seed_engine):
+    threads = []
+
+    class Stubborn(SlowEngine):
+        def search(self, request, cancel=None):
+            threads.append(threading.current_thread())
+            if len(threads) == 1:
+                self.release.wait(1.0)  # a step that does not look at the cancel event for a while
+            return self.engine.search(request, cancel)
+
+    slow = Stubborn(seed_engine)
+    session = SearchSession(slow, Inbox())  # type: ignore[arg-type]
+    session.search(request("graph"))
+    while not threads:  # the first search is in its step
+        threading.Event().wait(0.01)
+    session.search(request("memory"))  # it is superseded, and still in its step
+    session.close()
+    assert not session.busy and not any(thread.is_alive() for thread in threads)
+
+
+def test_a_search_uses_the_engine_of_its_time(seed_engine, engine_for):
+    other = engine_for("A paper about kernels only.")
+    other.ensure_index()
+    inbox = Inbox()
+    session = SearchSession(seed_engine, inbox)
+    session.search(request("kv cache"))
+    first = inbox.next()
+    session.accepted(first)
+    session.engine_changed(other)
+    assert session.request is None and not session.more()
+    session.search(request("kernels"))
+    assert inbox.next().result.total == 1
     session.close()

@@ -115,7 +115,6 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         """Results of the query in the search box; None while there is no query (corpus order)."""
         self.bookmarked: set[str] = set()
         self.opened: set[str] = set()
-        self._open_after_fill: str | None = None
         self._status_text: str | None = None
         self.session = SearchSession(engine, self._found)
         """Searches the query in the box, in a thread; what it finds comes back as SessionFound."""
@@ -356,8 +355,8 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         event = message.event
         if isinstance(event, IndexNotice):
             self.notify(event.text, title="Index", severity="warning", timeout=8, markup=False)
-        elif not self.session.is_current(event):
-            return  # an outdated query, whose results must never be shown
+        elif not self.session.is_current(event) or event.request.text != self.query_one(SearchBox).value:
+            return  # an outdated query (the box may have changed before the session heard of it)
         elif isinstance(event, FirstPage):
             self._show_result(event.result)
             self.session.accepted(event)
@@ -436,10 +435,6 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         results = self.query_one(ResultsList)
         self._pinned = None
         results.show(ids, make_row, more)
-        if self._open_after_fill in ids:
-            results.highlighted = ids.index(self._open_after_fill)
-            self._open_after_fill = None
-            self.call_after_refresh(self.action_open_paper)
         self._show_reader(results.current_id)
 
     def _load_marks(self) -> None:

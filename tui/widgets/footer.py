@@ -41,8 +41,8 @@ class KeyBar(Widget):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self._shown: tuple = ((), None)
-        self._places: list[tuple[int, int, str]] = []
-        """(first column, end column, key) of each key drawn, for clicks."""
+        self._places: list[tuple[int, int, str | None]] = []
+        """(first column, end column, key) of each key drawn, for clicks (None: the key is disabled)."""
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
@@ -80,14 +80,14 @@ class KeyBar(Widget):
         key_style = self.get_component_rich_style("key-bar--key", partial=True)
         description_style = self.get_component_rich_style("key-bar--description", partial=True)
         text = Text(no_wrap=True, overflow="crop", end="")
-        places: list[tuple[int, int, str]] = []
+        places: list[tuple[int, int, str | None]] = []
 
         def add(binding: Binding, enabled: bool) -> None:
             start = text.cell_len
             dim = Style(dim=not enabled)
             text.append(self.app.get_key_display(binding), style=key_style + dim)
             text.append(f" {binding.description}", style=description_style + dim)
-            places.append((start, text.cell_len, binding.key))
+            places.append((start, text.cell_len, binding.key if enabled else None))
             text.append(" ")
 
         shown, palette = self._shown
@@ -112,5 +112,8 @@ class KeyBar(Widget):
             return
         for start, end, key in self._places:
             if start <= offset.x < end:
-                self.app.simulate_key(key.split(",")[0])
+                if key is None:
+                    self.app.bell()  # a key that does nothing here, as pressing it would
+                else:
+                    self.app.simulate_key(key.split(",")[0])
                 return

@@ -49,6 +49,9 @@ class AppHeader(Widget):
             return title.fitted(width, cell_len)
         return str(title) if cell_len(str(title)) <= width else str(title)[: max(0, width - 1)] + "…"
 
+    def on_click(self) -> None:
+        self.app.action_command_palette()  # as a click on Textual's header icon does
+
     def render(self) -> RenderResult:
         line = self.line
         name = self.app.title

@@ -199,13 +199,14 @@ class ResultsList(ScrollView, can_focus=True):
         """Replace the list, scrolled to the top; the first paper is highlighted (no message: the
         caller knows what it listed)."""
         self.paper_ids = list(paper_ids)
-        self.more, self._asked = more, False
+        self._asked = True  # (nothing is asked for while the view moves to the top of the new list)
         self._makers = [(0, make_row)]
         self._forget_rows()
         self._highlighted = 0 if self.paper_ids else None
         self._hover = None
-        self._length_changed()
         self.scroll_to(y=0, animate=False, immediate=True)
+        self._length_changed()
+        self.more, self._asked = more, False
         self.refresh()
 
     def extend(self, paper_ids: list[str], make_row: MakeRow, more: bool = False) -> None:
@@ -355,6 +356,7 @@ class ResultsList(ScrollView, can_focus=True):
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
+        self._set_hover(None)  # the rows moved under the pointer: the next mouse move says where it is
         if round(new) + self.scrollable_content_region.height >= len(self.paper_ids) - self._margin():
             self._want_more(to_last=False)  # scrolled near the end with the wheel or the bar
 
