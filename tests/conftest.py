@@ -26,6 +26,9 @@ def pytest_xdist_auto_num_workers(config) -> int:
     return 2 * len(os.sched_getaffinity(0))
 
 
+CORPORA_FIXTURES = {"real_corpora", "real_engine", "paperlist_files"}
+"""A test that takes one of these needs ../shared/corpora: it is marked `corpora`."""
+
 PILOT_IDLE_SLICE = 0.005
 """Seconds per look of Textual's pilot at whether the app has gone idle (Textual: 0.02)."""
 
@@ -48,8 +51,14 @@ def pytest_collection_modifyitems(config, items):
     """Tests over the real lists run on one xdist worker (with --dist loadgroup), so the 10,750
     abstracts are loaded and converted once, not once per worker."""
     for item in items:
-        if "real_corpora" in getattr(item, "fixturenames", ()):
+        fixtures = getattr(item, "fixturenames", ())
+        if "real_corpora" in fixtures:
             item.add_marker(pytest.mark.xdist_group("real-corpora"))
+        if CORPORA_FIXTURES.intersection(fixtures):
+            # Whatever its module says: -m "not corpora" leaves it out; and slow, for loading and
+            # indexing 10,745 real papers (20 s of a worker) is: make check leaves it to make test.
+            item.add_marker(pytest.mark.corpora)
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True)
@@ -59,6 +68,14 @@ def isolated_dirs(tmp_path, monkeypatch):
         folder.mkdir()
         monkeypatch.setenv(name, str(folder))
     return tmp_path
+
+
+@pytest.fixture(autouse=True)
+def no_progress_line(monkeypatch):
+    """The command line's indexing progress and its "Indexed N papers in T s" line appear only when
+    a build takes more than half a second, which depends on how busy the machine is: off in every
+    test, so what a test reads on stderr never does. The tests of that line turn it back on."""
+    monkeypatch.setattr("tui.cli.loading.Progress.delay", float("inf"))
 
 
 def skip_unless_ci(message: str) -> None:

@@ -13,6 +13,8 @@ from search.text.mathtext import searchable
 from tests.fuzz.guard import hang_guard
 
 EXAMPLES = 400
+
+pytestmark = pytest.mark.slow  # hundreds of examples each: CI and make test run them, make check does not
 WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet"]
 
 BALANCED = [

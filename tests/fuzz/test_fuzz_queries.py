@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -9,6 +10,8 @@ from search.models import Marks, SearchRequest
 from tests.fuzz.guard import hang_guard
 
 EXAMPLES = 400
+
+pytestmark = pytest.mark.slow  # hundreds of examples each: CI and make test run them, make check does not
 TOKENS = [
     "graph",
     "neural",

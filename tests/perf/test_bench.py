@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from search import load_corpus
 
 BENCH = Path(__file__).with_name("bench.py")
@@ -31,6 +33,7 @@ KEYS = {
 SCALED_KEYS = {"add_s", "add_50_s", "rss_50_mb", "keystroke_50_p95_ms", "startup_50_s", "build_50_s"}
 
 
+@pytest.mark.slow
 def test_quick_benchmark_prints_a_table_and_every_figure_as_json(tmp_path):
     # The bundled papers as a JSON list, replicated to 50 papers: --scale's figures
     # (the add command among them) are measured too, under their scale's names.

@@ -340,6 +340,7 @@ def test_missing_corpora_exit_2_with_one_line(tmp_path, monkeypatch, capsys):
     assert out == "" and len(err.strip().splitlines()) == 1 and "missing" in err
 
 
+@pytest.mark.slow
 def test_the_real_abstracts_stay_under_the_regression_threshold():
     if not sorted(PAPERLISTS.glob("*.json")):
         skip_unless_ci(f"needs the shared corpora at {PAPERLISTS} (not part of a fresh clone)")

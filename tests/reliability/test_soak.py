@@ -27,7 +27,7 @@ from search.index.lifecycle import CHILD_BUILD_MIN_PAPERS
 from tests.e2e.terminal import Terminal, installed_command
 from tests.e2e.test_terminal_safety import FORBIDDEN, HOSTILE
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 SOAK_SECONDS = float(os.environ.get("ICLR_READER_SOAK_SECONDS", "10"))
 SEED = int(os.environ.get("ICLR_READER_SOAK_SEED", str(random.randrange(1 << 30))))

@@ -50,6 +50,7 @@ def real_texts(real_corpora, every: int = 1) -> list[str]:
     return indexed_texts(engine.papers[::every], describe=lambda paper: engine.describe(paper.id))
 
 
+@pytest.mark.slow
 def test_every_word_of_the_real_corpora_indexes_as_whoosh_indexes_it(real_corpora):
     """Each distinct whitespace-separated chunk of all 10,750 papers (about 100,000: every spelling,
     every glued punctuation, every script), analysed in runs of 200."""
@@ -59,6 +60,7 @@ def test_every_word_of_the_real_corpora_indexes_as_whoosh_indexes_it(real_corpor
         assert_same_index(" ".join(chunks[start : start + 200]))
 
 
+@pytest.mark.slow
 def test_real_papers_index_as_whoosh_indexes_them(real_corpora):
     """Whole texts, for what only context shows (positions after dropped words, repeated terms):
     every eighth paper; Whoosh's analyzer is too slow for all of them on every run, and the words

@@ -44,6 +44,7 @@ def offline(monkeypatch):
     monkeypatch.setattr(getting, "get_list", no_network)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
 async def test_a_random_walk_of_the_apps_keys_keeps_it_consistent(walk_engine, offline, seed, size):
@@ -51,3 +52,10 @@ async def test_a_random_walk_of_the_apps_keys_keeps_it_consistent(walk_engine, o
     keys = random_keys(random.Random(seed * 1000 + size[0]), KEYS_PER_WALK)
     async with app.run_test(size=size) as pilot:
         await walk(app, pilot, keys)
+
+
+async def test_a_short_walk(walk_engine, offline):
+    """The fast loop's (make check) share of the walk: 100 keys at 80x24."""
+    app = ReaderApp(walk_engine, store=UserStore())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await walk(app, pilot, random_keys(random.Random(7), 100))

@@ -67,6 +67,7 @@ async def press_everything(pilot, app, back_to) -> None:
         await back_to()
 
 
+@pytest.mark.slow  # every key from three places: the random walk's short run covers the fast loop
 @pytest.mark.parametrize("focus", ["search", "results", "reader"])
 async def test_every_key_on_an_empty_result_list(make_app, focus):
     app = make_app()
@@ -92,6 +93,7 @@ async def test_every_key_on_an_empty_result_list(make_app, focus):
         assert_healthy(app)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "make_screen",
     [
