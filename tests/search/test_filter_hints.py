@@ -272,6 +272,7 @@ def test_match_facets_toggle_and_split():
 # -- the real lists --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_status_reject_finds_iclr2018s_rejected_papers(paperlist_files, tmp_path):
     iclr2018 = [path for path in paperlist_files if path.name == "iclr2018.json"]
     engine = SearchEngine(load_corpus(iclr2018), tmp_path / "cache")

@@ -71,6 +71,7 @@ def test_a_full_disk_keeps_the_index_in_memory_with_a_notice(corpus_path, tmp_pa
     assert not list((tmp_path / "cache" / "index").iterdir())  # no half-written build left behind
 
 
+@pytest.mark.slow
 def test_two_instances_building_the_same_index_at_once(corpus_path, tmp_path):
     cache = tmp_path / "cache"
     env = {"XDG_CACHE_HOME": str(cache), "XDG_DATA_HOME": str(tmp_path / "data"), "PATH": "/usr/bin:/bin"}

@@ -245,6 +245,7 @@ def test_the_parser_read_these_titles_as_syntax_before(parser):
     assert not {"Not", "AndNot"} & _kinds(parser.parse(words_meant("Knowing What LLMs DO NOT Know"))[0])
 
 
+@pytest.mark.slow
 def test_every_real_title_reads_as_its_words(parser, paperlist_files):
     titles = {
         " ".join(record["title"].split())

@@ -139,6 +139,7 @@ def test_two_processes_writing_at_once_lose_nothing(tmp_path):
 KILL_ROUNDS = 50
 
 
+@pytest.mark.slow
 def test_sigkill_in_the_middle_of_writes_loses_nothing_acknowledged(tmp_path):
     """50 times: a writer is killed at a different point; everything it acknowledged is there.
 
@@ -185,6 +186,7 @@ ADD_REMOVE = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_two_processes_adding_and_removing_at_once_lose_no_update(tmp_path):
     path = tmp_path / "u.sqlite3"
     UserStore(path)

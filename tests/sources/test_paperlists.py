@@ -37,6 +37,7 @@ def seeded(library, tmp_path):
     return library
 
 
+@pytest.mark.slow
 def test_a_real_list_downloads_whole_and_loads_like_the_original(server, library, paperlist_files):
     original = next(path for path in paperlist_files if path.name == "iclr2018.json")
     data = original.read_bytes()

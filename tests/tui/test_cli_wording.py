@@ -154,6 +154,7 @@ def test_getting_a_list_says_what_was_left_out_in_words(server, capsys):
     assert "); 1 record without an abstract skipped; indexed in " in out and out.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_a_real_list_is_counted_with_thousands_separators(paperlist_files, capsys, monkeypatch):
     monkeypatch.setattr(Progress, "delay", 0.0)
     nips2018 = next(path for path in paperlist_files if path.name == "nips2018.json")

@@ -18,9 +18,11 @@ def screen_text(app) -> str:
     return "\n".join(screen_line(app, y) for y in range(app.size.height))
 
 
-def three_lists(tmp_path):
+@pytest.fixture(scope="module")
+def three_lists(tmp_path_factory):
+    """120 papers in three lists with their venues, indexed once for the module."""
     return engine_of(
-        tmp_path,
+        tmp_path_factory.mktemp("narrow"),
         long_titles(40, "ICLR 2018"),
         long_titles(40, "AISTATS 2024", word="tree"),
         long_titles(40, "COLM 2025", word="memory"),
@@ -28,8 +30,8 @@ def three_lists(tmp_path):
 
 
 @pytest.mark.parametrize("width", [140, 80, 60, 40])
-async def test_the_header_always_shows_the_match_count(tmp_path, width):
-    app = ReaderApp(three_lists(tmp_path), store=UserStore())
+async def test_the_header_always_shows_the_match_count(three_lists, width):
+    app = ReaderApp(three_lists, store=UserStore())
     async with app.run_test(size=(width, 20)) as pilot:
         await settle(pilot, app)
         await pilot.press(*"graph learning with a title long enough to need more columns")
@@ -39,8 +41,8 @@ async def test_the_header_always_shows_the_match_count(tmp_path, width):
 
 
 @pytest.mark.parametrize("width", [140, 60])
-async def test_the_venue_column_gives_way_to_titles(tmp_path, width):
-    app = ReaderApp(three_lists(tmp_path), store=UserStore())
+async def test_the_venue_column_gives_way_to_titles(three_lists, width):
+    app = ReaderApp(three_lists, store=UserStore())
     async with app.run_test(size=(width, 20)) as pilot:
         await settle(pilot, app)
         line = row_line(app, 0)

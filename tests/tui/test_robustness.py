@@ -153,6 +153,7 @@ async def test_resizing_while_typing(make_app):
         assert app.screen.result.query == "graph neural network"
 
 
+@pytest.mark.slow
 async def test_500_fast_keystrokes_end_on_the_last_query(make_app):
     app = make_app()
     rng = random.Random(7)
