@@ -6,6 +6,10 @@
 # The venv is made once and reinstalled only when pyproject.toml changes (the stamp files below).
 
 PYTHON ?= python3
+# The suite starts many Python processes (four xdist workers, the command line, index builders): let
+# them keep compiled modules, which an environment with PYTHONDONTWRITEBYTECODE set forbids (each
+# compiling the project again cost make check about 20 s of its 100).
+unexport PYTHONDONTWRITEBYTECODE
 VENV := .venv
 BIN := $(VENV)/bin
 
