@@ -1,8 +1,13 @@
 """`get` and `get --update`: download a list into the library's staging area, check it with the corpus
 importer, then move it into the library (Library.add / Library.replace) with its origin beside it.
 
-Whatever goes wrong (a network failure, a body in the wrong format, ctrl+c), the staging folder is
-removed and the library is exactly as it was. An update whose server says 304 Not Modified, or whose
+Whatever goes wrong (a network failure, a body in the wrong format, a full disk, ctrl+c, a cancel),
+the staging folder is removed and the library is exactly as it was. Every failure is one SourceError
+line (or the progress callback's own exception, or KeyboardInterrupt): a network failure names the
+host that failed, a disk problem names the library's folder, and anything else a source raises on a
+hostile answer (a bug reading it) is worded as one line naming the host it came from. A `cancel`
+callable stops the download within about http.CANCEL_CHECK seconds of saying so, whatever the
+server does (DownloadCancelled, a SourceError). An update whose server says 304 Not Modified, or whose
 new download has the same content, changes nothing but the origin's `checked_at`."""
 
 from __future__ import annotations
@@ -15,11 +20,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from search.corpus.library import AddedList, Library, ListOrigin
-from search.errors import CorpusError, LibraryError, SourceError
+from search.errors import CorpusError, LibraryError, ReaderError, SourceError
 from search.sources import arxiv, openreview, paperlists
 from search.sources.common import Downloaded
-from search.sources.http import host_of
+from search.sources.http import Cancel, DownloadCancelled, WriteError, downloading, host_of, write_problem
 from search.sources.request import ARXIV, OPENREVIEW, PAPERLISTS, ListRequest, Progress
+from search.text.sanitize import sanitize_line
 from search.untrusted import shown
 
 _Download = Callable[[ListRequest, Path, Progress | None, ListOrigin | None], Downloaded | None]
@@ -50,20 +56,28 @@ class GotList:
     seconds: float = 0.0
 
 
-def get_list(request: ListRequest, library: Library | None = None, on_progress: Progress | None = None) -> GotList:
+def get_list(
+    request: ListRequest,
+    library: Library | None = None,
+    on_progress: Progress | None = None,
+    cancel: Cancel | None = None,
+) -> GotList:
     """Download a new list into the library. Raises SourceError, CorpusError or LibraryError."""
     library = library or Library()
     name = library.check_name(request.name, downloaded=True)  # before any download
     started = time.monotonic()
     with library.staging() as folder:
-        downloaded = _SOURCES[request.kind](request, folder, on_progress, None)
+        downloaded = _download(request, folder, on_progress, None, cancel, library)
         assert downloaded is not None  # only an update can be told "not modified"
+        _check(cancel, downloaded.host)
         origin = _origin(request, downloaded)
         added = _install(downloaded, lambda: library.add(downloaded.path, name, origin))
     return _got(added, downloaded, started)
 
 
-def update_list(name: str, library: Library | None = None, on_progress: Progress | None = None) -> GotList:
+def update_list(
+    name: str, library: Library | None = None, on_progress: Progress | None = None, cancel: Cancel | None = None
+) -> GotList:
     """Download a list again if it changed. Raises SourceError, CorpusError or LibraryError."""
     library = library or Library()
     path = library.find(name)
@@ -77,7 +91,8 @@ def update_list(name: str, library: Library | None = None, on_progress: Progress
         raise LibraryError(f"{name!r} came from an unknown source {previous.kind!r}")
     started = time.monotonic()
     with library.staging() as folder:
-        downloaded = _SOURCES[request.kind](request, folder, on_progress, previous)
+        downloaded = _download(request, folder, on_progress, previous, cancel, library)
+        _check(cancel, downloaded.host if downloaded else host_of(previous.url))
         now = _now()
         if downloaded is None or _sha256(downloaded.path) == previous.sha256:
             etag = downloaded.etag if downloaded else previous.etag
@@ -96,6 +111,65 @@ def downloaded_lists(library: Library | None = None) -> list[str]:
     """The names of the lists `get --update` can refresh (those downloaded with `get`)."""
     library = library or Library()
     return [shown(path.parent.name) for path in library.files() if library.origin(path.parent.name) is not None]
+
+
+def _download(
+    request: ListRequest,
+    folder: Path,
+    on_progress: Progress | None,
+    previous: ListOrigin | None,
+    cancel: Cancel | None,
+    library: Library,
+) -> Downloaded | None:
+    """The source's download, every failure made one line (see the module's docstring)."""
+    relay = _Relay(on_progress) if on_progress is not None else None
+    with downloading(cancel) as asked:
+        try:
+            return _SOURCES[request.kind](request, folder, relay, previous)
+        except _Relayed as relayed:  # the caller's own exception (ctrl+c in the app): as it was
+            raise relayed.error from None
+        except WriteError as error:
+            raise _disk_error(library, error.error) from None
+        except ReaderError:
+            raise
+        except OSError as error:  # the staging file: a full disk, a folder gone (the network's are SourceErrors)
+            raise _disk_error(library, error) from None
+        except Exception as error:  # noqa: BLE001 - a source tripped over a hostile answer: one line, never a traceback
+            host = asked.host or "the server"
+            text = sanitize_line(str(error)).strip()[:120] or type(error).__name__
+            raise SourceError(f"{host}: its answer could not be read ({type(error).__name__}: {text})") from None
+
+
+class _Relayed(Exception):
+    """The progress callback raised `error`: carried past the handling of the sources' failures."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(error)
+        self.error = error
+
+
+class _Relay:
+    """The caller's progress callback, its exceptions carried through as _Relayed (BaseExceptions,
+    KeyboardInterrupt among them, pass as they are)."""
+
+    def __init__(self, on_progress: Progress) -> None:
+        self.on_progress = on_progress
+
+    def __call__(self, done: int, total: int | None, unit: str) -> None:
+        try:
+            self.on_progress(done, total, unit)
+        except Exception as error:
+            raise _Relayed(error) from error
+
+
+def _check(cancel: Cancel | None, host: str) -> None:
+    """A download cancelled as it finished is not moved in."""
+    if cancel is not None and cancel():
+        raise DownloadCancelled(f"{host}: the download was stopped")
+
+
+def _disk_error(library: Library, error: OSError) -> SourceError:
+    return SourceError(f"cannot write the download into {shown(str(library.folder))}: {write_problem(error)}")
 
 
 def _install(downloaded: Downloaded, move_in: Callable[[], AddedList]) -> AddedList:

@@ -3,7 +3,19 @@
 Tests route paths to small responder functions (`serve(handler)`), which see the request and write
 any answer, including broken ones (a dropped connection, a stall). Every request is recorded. The
 server answers at most MAX_REQUESTS requests and a stalled responder waits at most STALL_LIMIT
-seconds (less when the test ends), so no test can run away."""
+seconds (less when the test ends), so no test can run away.
+
+The hostile servers, as Handler methods a responder calls:
+
+- `stall(after)`: headers (and `after`), then nothing;
+- `silent()`: reads the request and sends nothing at all, not even a status line;
+- `trickle(size, every)`: promises `size` bytes and sends one every `every` seconds (never a stall,
+  never done in time);
+- `drop(sent, promised)`: promises more than it sends, then closes;
+- `raw(data)`: any bytes as the whole answer (headers no well-behaved server would send).
+
+And beside the server: `unaccepting()`, a listening socket whose backlog is full, so a connect to it
+hangs (a server that does not accept), and `slow_names(monkeypatch, name)`, a name lookup that hangs."""
 
 from __future__ import annotations
 
@@ -12,8 +24,9 @@ import gzip
 import json
 import socket
 import threading
+import time
 import urllib.parse
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -121,6 +134,31 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
         self.owner.release.wait(STALL_LIMIT)
 
+    def silent(self) -> None:
+        """Read the request, then send nothing at all (not even a status line) until the test ends."""
+        self.wfile.flush()
+        self.owner.release.wait(STALL_LIMIT)
+
+    def trickle(self, size: int = 100_000, every: float = 1.0, status: int = 200) -> None:
+        """Answer `status`, promise `size` bytes and send one every `every` seconds: never quiet long
+        enough to time out, never done (stops when the test ends, after STALL_LIMIT seconds, or when
+        all are sent)."""
+        self.send_response(status)
+        self.send_header("Content-Length", str(size))
+        self.end_headers()
+        self.wfile.flush()
+        deadline = time.monotonic() + STALL_LIMIT
+        for _ in range(size):
+            self.wfile.write(b" ")
+            self.wfile.flush()
+            if self.owner.release.wait(every) or time.monotonic() > deadline:
+                return
+
+    def raw(self, data: bytes) -> None:
+        """Write `data` as the whole answer: a status line and headers as no well-behaved server would."""
+        self.wfile.write(data)
+        self.wfile.flush()
+
     def drop(self, sent: bytes, promised: int) -> None:
         """Promise `promised` bytes, send `sent`, then close the connection."""
         self.send_response(200)
@@ -133,6 +171,42 @@ class Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
+
+
+@contextlib.contextmanager
+def unaccepting() -> Iterator[str]:
+    """The URL of a server that never accepts: its listening socket's backlog is filled (and nothing
+    accepts), so a new connection waits in SYN_SENT until the connect timeout."""
+    listener = socket.socket()
+    fillers: list[socket.socket] = []
+    try:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(0)
+        address = listener.getsockname()
+        for _ in range(8):  # the kernel admits backlog + 1 (and some slack): fill it whatever it admits
+            filler = socket.socket()
+            filler.setblocking(False)
+            filler.connect_ex(address)
+            fillers.append(filler)
+        time.sleep(0.1)
+        yield f"http://127.0.0.1:{address[1]}"
+    finally:
+        for filler in fillers:
+            filler.close()
+        listener.close()
+
+
+def slow_names(monkeypatch, name: str, release: threading.Event) -> None:
+    """Looking `name` up hangs until `release` is set (or STALL_LIMIT): a resolver that does not answer."""
+    real = socket.getaddrinfo
+
+    def hanging(host, *args, **kwargs):
+        if (host.decode() if isinstance(host, bytes) else host) == name:
+            release.wait(STALL_LIMIT)
+            raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", hanging)
 
 
 def loopback_only(monkeypatch) -> None:

@@ -167,3 +167,115 @@ def test_arxiv_style_pacing_spaces_requests(server):
     client.get(server.url + "/x")
     client.get(server.url + "/x")
     assert len(waits) == 1 and 2.5 < waits[0] <= 3.0
+
+
+# -- hostile answers (issue 34): one line naming the host that failed, never a traceback ----------
+
+
+@pytest.mark.parametrize(
+    ("location", "problem"),
+    [
+        ("http://a]b/x", "not a valid URL (Invalid IPv6 URL)"),
+        ("http://[::1/x", "not a valid URL (Invalid IPv6 URL)"),
+        ("http://a:99999/x", "not a valid URL (Port out of range 0-65535)"),
+        ("http://a:b/x", "not a valid URL (Port could not be cast to integer value as 'b')"),
+        ("http://" + "a" * 64 + ".example/x", "not a valid URL (its host name cannot be looked up)"),
+        ("http://:80/x", "not a valid URL (no host)"),
+        ("gopher://a/x", "not http(s)"),
+    ],
+)
+def test_a_redirect_to_a_url_that_cannot_be_asked_is_one_line_naming_the_host_that_sent_it(server, location, problem):
+    server.route("/x", lambda h: h.answer(302, b"", {"Location": location}))
+    with pytest.raises(SourceError) as error:
+        fetch(server.url + "/x")
+    host = server.url.removeprefix("http://")
+    assert str(error.value) == f"{host}: redirected to {location!r}, which is {problem}"
+    assert len(server.seen) == 1
+
+
+def test_a_redirects_own_body_is_never_read(server):
+    """urllib reads a redirect's body to its end before following it: a slow or endless one held
+    the download (and memory) for as long as the server liked."""
+    server.route(
+        "/slow-redirect",
+        lambda h: (
+            h.raw(b"HTTP/1.0 302 Found\r\nLocation: /new\r\nContent-Length: 100000\r\n\r\nxx")
+            or h.owner.release.wait(5)
+        ),
+    )
+    server.route("/new", lambda h: h.answer(200, b"moved"))
+    started = time.monotonic()
+    assert fetch(server.url + "/slow-redirect") == b"moved"
+    assert time.monotonic() - started < 0.9  # not the 1 s read timeout of waiting for the body
+
+
+def test_after_a_redirect_errors_name_the_host_that_failed(server):
+    """The redirect goes to the same server under another name (localhost), or to a port nothing
+    listens on: each error names that host, not the one that redirected (127.0.0.1)."""
+    port = server.url.rsplit(":", 1)[1]
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    server.route("/to", lambda h: h.answer(302, b"", {"Location": f"http://localhost:{port}{h.query['to']}"}))
+    server.route("/to-closed", lambda h: h.answer(302, b"", {"Location": f"http://localhost:{closed}/x"}))
+    server.route("/missing", lambda h: h.answer(404, b"gone"))
+    server.route("/silent", lambda h: h.silent())
+    server.route("/drop", lambda h: h.drop(b"[", promised=100))
+    expected = {
+        "/to?to=/missing": f"localhost:{port} answered HTTP 404 Not Found",
+        "/to?to=/silent": f"localhost:{port} stopped sending: nothing arrived for 1 s (timed out)",
+        "/to?to=/drop": f"localhost:{port} dropped the connection mid-download (got 1 of 100 bytes)",
+        "/to-closed": f"cannot reach localhost:{closed}: connection refused (nothing is listening there)",
+    }
+    for path, message in expected.items():
+        with pytest.raises(SourceError) as error:
+            fetch(server.url + path)
+        assert str(error.value) == message, path
+
+
+@pytest.mark.parametrize(
+    ("value", "seconds"),
+    [
+        ("120", 120.0),
+        (" 7 ", 7.0),
+        ("0", 0.0),
+        ("\xb2", None),  # ², byte 0xB2 in a latin-1 header: str.isdigit() says yes, float() raises
+        ("\xb9\xb2", None),
+        ("\u0663", None),  # ٣: int() reads it as 3
+        ("1_0", None),
+        ("+5", None),
+        ("-1", None),
+        ("1e3", None),
+        ("9" * 40, 1e18),  # a number longer than any wait: more than anyone waits, never inf or an error
+        ("Wed, 21 Oct 2015 07:28:00 GMT", 0.0),  # a date in the past: now
+        ("Wed, 99 Oct 99999 07:28:00 GMT", None),
+    ],
+)
+def test_retry_after_is_read_as_ascii_digits_or_a_date_only(value, seconds):
+    assert http._retry_after(value) == seconds
+
+
+@pytest.mark.parametrize(
+    ("value", "length"), [("12", 12), (" 12 ", 12), ("\xb2", None), ("1_000", None), ("+1", None), ("-1", None)]
+)
+def test_content_length_is_read_as_ascii_digits_only(value, length):
+    assert http._content_length(value) == length
+
+
+def test_a_retry_after_in_superscript_digits_is_ignored_and_the_backoff_used(server):
+    """Issue 34: `Retry-After: ²` was ValueError: could not convert string to float (a traceback)."""
+    answers = iter([503])
+    server.route("/x", lambda h: h.answer(next(answers, 200), b"fine", {"Retry-After": "\xb2"}))
+    waits: list[float] = []
+    assert fetch(server.url + "/x", client={"sleep": waits.append, "backoff": 0.5}) == b"fine"
+    assert waits == [0.5]
+
+
+def test_a_full_disk_names_the_folder_never_the_host(server, tmp_path):
+    """Issue 34: the sink's ENOSPC read "cannot reach HOST (No space left on device)"."""
+    from tests.sources.test_full_disk import FullFile
+
+    server.route("/x", lambda h: h.answer(200, b"x" * 5000))
+    with (tmp_path / "list.json").open("wb") as file, pytest.raises(http.WriteError) as error:
+        Client().download(server.url + "/x", FullFile(file, room=100))
+    assert str(error.value) == f"cannot write the download into {tmp_path}: the disk is full (No space left on device)"

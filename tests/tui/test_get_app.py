@@ -3,6 +3,9 @@ download runs against a local server while the app stays usable, and the list is
 
 from __future__ import annotations
 
+import asyncio
+import time
+
 import pytest
 from textual.widgets import OptionList
 
@@ -141,3 +144,89 @@ async def test_esc_cancels_the_picker(app):
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, GetListScreen)
+
+
+@pytest.fixture
+def download_end(monkeypatch):
+    """The moments the app's downloads returned or raised (its worker's call to get_list)."""
+    from tui.screens import getting
+
+    ended: list[float] = []
+    real = getting.get_list
+
+    def recording(*args, **kwargs):
+        try:
+            return real(*args, **kwargs)
+        finally:
+            ended.append(time.monotonic())
+
+    monkeypatch.setattr(getting, "get_list", recording)
+    return ended
+
+
+HOSTILE = {
+    "headers then nothing": lambda h: h.stall(b"[{"),
+    "nothing at all": lambda h: h.silent(),
+    "one byte a second": lambda h: h.trickle(100_000, every=1.0),
+}
+
+
+@pytest.mark.parametrize("case", list(HOSTILE))
+async def test_ctrl_q_stops_a_download_within_a_second_whatever_the_server_does(
+    server, app, monkeypatch, download_end, case
+):
+    """Issue 34: the app stayed blank 54 s after ctrl+q (headers then nothing: until the read
+    timeout) or 103 s (a byte a second: each read waited for a whole 64 KiB). The timeouts here are
+    30 s, so only the cancel can end the download in time."""
+    from search.sources import http
+
+    monkeypatch.setattr(http, "READ_TIMEOUT", 30.0)
+    monkeypatch.setattr(http, "CONNECT_TIMEOUT", 30.0)
+    server.route("/paperlists/iclr/iclr2024.json", HOSTILE[case])
+    before = snapshot(Library().folder)
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot, app)
+            await pilot.press("ctrl+g", *"iclr2024", "enter")
+            await wait_until(pilot, app, lambda: app.screen.downloading is not None and server.seen)
+            await pilot.pause(0.5)  # well into the download
+            quit_at = time.monotonic()
+            await pilot.press("ctrl+q")
+        deadline = time.monotonic() + 12  # the stalled server itself gives up after 10 s
+        while not download_end and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        assert download_end, f"{case}: the download was still running 12 s after ctrl+q"
+        took = download_end[0] - quit_at
+        assert took < 1.0, f"{case}: the download stopped {took:.1f} s after ctrl+q"
+    finally:
+        server.release.set()  # whatever happened, the worker's thread ends before the loop closes
+    assert snapshot(Library().folder) == before  # no list, no staging folder left behind
+
+
+@pytest.mark.parametrize(
+    ("case", "responder", "wanted"),
+    [
+        (
+            "Retry-After: ² (byte 0xB2)",
+            lambda h: h.answer(503, b"", {"Retry-After": "\xb2"}),
+            "answered HTTP 503 Service Unavailable after 4 tries: the server has a problem, try again later",
+        ),
+        (
+            "a redirect to http://a]b/x",
+            lambda h: h.answer(302, b"", {"Location": "http://a]b/x"}),
+            "redirected to 'http://a]b/x', which is not a valid URL (Invalid IPv6 URL)",
+        ),
+    ],
+)
+async def test_a_hostile_answer_is_a_one_line_notice_naming_the_host_never_pythons_error(
+    server, app, notices, case, responder, wanted
+):
+    server.route("/paperlists/iclr/iclr2024.json", responder)
+    host = server.url.removeprefix("http://")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+g", *"iclr2024", "enter")
+        await wait_until(pilot, app, lambda: app.screen.downloading is None and notices)
+        await settle(pilot, app)
+    assert notices == [f"{host}: {wanted}" if wanted.startswith("redirected") else f"{host} {wanted}"], case
+    assert Library().find("iclr2024") is None

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from search import Library, SearchEngine
 from tests.sources.server import records, snapshot
 from tui.cli import main
@@ -145,3 +147,62 @@ def test_a_progress_bar_only_on_a_terminal(server, capsys, monkeypatch):
     code, out, err = run(capsys, "get", "nips2024")
     assert code == 0 and out.startswith("Got 'nips2024'")
     assert err.startswith("\rGetting nips2024 █") and " kB\x1b[K\r\x1b[K" in err  # drawn, then cleared
+
+
+HOSTILE = {
+    "a redirect to http://a]b/x": (
+        lambda h: h.answer(302, b"", {"Location": "http://a]b/x"}),
+        "{host}: redirected to 'http://a]b/x', which is not a valid URL (Invalid IPv6 URL)",
+    ),
+    "a redirect to a port out of range": (
+        lambda h: h.answer(302, b"", {"Location": "http://example.org:99999/x"}),
+        "{host}: redirected to 'http://example.org:99999/x', which is not a valid URL (Port out of range 0-65535)",
+    ),
+    "Retry-After: ² on every answer": (
+        lambda h: h.answer(503, b"", {"Retry-After": "\xb2"}),
+        "{host} answered HTTP 503 Service Unavailable after 4 tries: the server has a problem, try again later",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(HOSTILE))
+def test_hostile_answers_are_one_line_naming_the_list_and_the_host_with_exit_2(server, capsys, case):
+    """Issue 34: these were tracebacks with exit 1 (ValueError: Invalid IPv6 URL; could not convert
+    string to float: '²'; OverflowError for the port)."""
+    responder, message = HOSTILE[case]
+    server.route("/paperlists/iclr/iclr2024.json", responder)
+    before = snapshot(Library().folder)
+    code, out, err = run(capsys, "get", "iclr2024")
+    host = server.url.removeprefix("http://")
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [f"iclr-reader: error: could not get iclr2024: {message.format(host=host)}"]
+    assert snapshot(Library().folder) == before
+
+
+def test_a_retry_after_in_superscript_digits_is_ignored_and_the_list_arrives(server, capsys):
+    answers = iter([503])
+    body = json.dumps(records(3, "n")).encode()
+    server.route(
+        "/paperlists/nips/nips2024.json",
+        lambda h: h.answer(next(answers, 200), body if len(server.seen) > 1 else b"", {"Retry-After": "\xb2"}),
+    )
+    code, out, err = run(capsys, "get", "nips2024")
+    assert code == 0 and out.startswith("Got 'nips2024': 3 papers") and err == ""
+
+
+def test_an_error_names_the_list_when_its_message_does_not(server, capsys, monkeypatch):
+    """With several lists on one line, which one failed: `could not get NAME: ...`; a message that
+    names it already is left as it is."""
+    serve_list(server, "icml2024", records(2, "i"))
+    server.route("/paperlists/nips/nips2024.json", lambda h: h.drop(b"[", promised=100))
+    code, out, err = run(capsys, "get", "nips2024", "icml2024", "iclr2031")
+    host = server.url.removeprefix("http://")
+    assert code == 2 and out.startswith("Got 'icml2024': 2 papers")
+    assert err.splitlines() == [
+        f"iclr-reader: error: could not get nips2024: {host} dropped the connection mid-download (got 1 of 100 bytes)",
+        "iclr-reader: iclr2031 is not in the catalogue (`get --available`); trying it",
+        f"iclr-reader: error: no list named 'iclr2031' at paperlists ({host}); `get --available` lists them",
+    ]
+    server.route("/paperlists/icml/icml2024.json", lambda h: h.drop(b"[", promised=100))
+    code, _, err = run(capsys, "get", "--update", "icml2024")
+    assert code == 2 and err.startswith("iclr-reader: error: could not update icml2024: ")

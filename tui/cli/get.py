@@ -2,15 +2,21 @@
 `arxiv:QUERY`), `get --available` and `get --update [NAME...]`.
 
 Each list is downloaded, checked, moved into the library and indexed like `add` does, then summed up
-in one line; a failure is one line on stderr and the next list is still tried (exit 2 at the end)."""
+in one line; a failure is one line on stderr naming the list (`could not get NAME: ...` unless the
+message names it already) and the next list is still tried (exit 2 at the end). ctrl+c (exit 130),
+SIGTERM (143) and SIGHUP (129) stop it at once and leave the library as it was: the two signals are
+turned into an interruption like ctrl+c's while `get` runs, so the same clean-up runs."""
 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from types import FrameType
 
 from search import (
     ARXIV_DEFAULT_MAX,
@@ -64,13 +70,56 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     get.set_defaults(handler=get_lists)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP while `get` runs: unwinds like ctrl+c (every clean-up runs), exits 128 + signal."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
 def get_lists(args: argparse.Namespace) -> int:
     if args.available:
         return show_available(args)
     if args.json:
         raise CliError("--json goes with --available (`get` prints one line per list)")
-    if args.update:
-        return update_lists(args)
+    try:
+        with _terminate_like_ctrl_c():
+            return update_lists(args) if args.update else _get_lists(args)
+    except Terminated as stopped:
+        return 128 + stopped.signum
+
+
+@contextmanager
+def _terminate_like_ctrl_c() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise Terminated (a KeyboardInterrupt) while the block runs, so a download
+    stopped by `kill` or a closed terminal removes its staging folder as ctrl+c does (their default
+    ends the process where it stands, leaving `lists/.get-*` behind for a day)."""
+    if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
+        yield
+        return
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        raise Terminated(signum)
+
+    previous = {number: signal.signal(number, stop) for number in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def _failed(spec: str, error: ReaderError, verb: str = "get") -> str:
+    """The error line for one list, naming it (`could not get NAME: ...`) unless the message does already."""
+    message = shown(error)
+    named = spec.lower() in message.lower()
+    return (
+        f"iclr-reader: error: {message}" if named else f"iclr-reader: error: could not {verb} {shown(spec)}: {message}"
+    )
+
+
+def _get_lists(args: argparse.Namespace) -> int:
     if not args.sources:
         raise CliError("say which lists to get, e.g. `iclr-reader get iclr2025` (`get --available` lists them)")
     if args.name and len(args.sources) > 1:
@@ -87,7 +136,7 @@ def get_lists(args: argparse.Namespace) -> int:
                 got = get_list(request, on_progress=progress)
             indexed = _index()
         except ReaderError as error:
-            print(f"iclr-reader: error: {shown(error)}", file=sys.stderr)
+            print(_failed(request.spec, error), file=sys.stderr)
             failed += 1
             continue
         print(f"Got {got.name!r}: {_summary(got)}; {indexed}")
@@ -111,7 +160,7 @@ def update_lists(args: argparse.Namespace) -> int:
                 continue
             indexed = _index()
         except ReaderError as error:
-            print(f"iclr-reader: error: {shown(error)}", file=sys.stderr)
+            print(_failed(name, error, "update"), file=sys.stderr)
             failed += 1
             continue
         print(f"{got.name}: updated, {_summary(got)}; {indexed}")

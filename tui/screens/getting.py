@@ -1,9 +1,12 @@
 """Getting a list from the app: the picker, the download in a worker (progress in the main screen's
 bar and status line), and the list searchable when it is done. The download is the same call as
-`iclr-reader get`; a failure is a notice and leaves the library as it was."""
+`iclr-reader get`; a failure is a notice and leaves the library as it was. Quitting (ctrl+q) cancels the
+worker, and the download stops within about 0.1 s whatever the server does (it is asked through
+`get_list`'s `cancel`, which does not wait for data to arrive), so the app never waits on it."""
 
 from __future__ import annotations
 
+import time
 from abc import abstractmethod
 
 from textual import work
@@ -17,6 +20,8 @@ from tui import wording
 from tui.messages import DownloadFailed, DownloadProgress, ListDownloaded
 
 GET_BINDINGS = [Binding("ctrl+g", "get_list", "Get a list", show=False)]
+PROGRESS_INTERVAL = 0.1
+"""Seconds between progress messages while a list downloads."""
 
 
 class DownloadStopped(Exception):
@@ -63,23 +68,37 @@ class ListGetting(Screen[None]):
     def download(self, request: ListRequest, sources: tuple[str, ...]) -> None:
         """Download, then load the corpus with the new list: both off the UI thread."""
         worker = get_current_worker()
+        shown_at = [0.0]
 
         def progress(done: int, total: int | None, unit: str) -> None:
             if worker.is_cancelled:
                 raise DownloadStopped
-            self.post_message(DownloadProgress(request.spec, done, total, unit))
+            now = time.monotonic()  # called for every piece that arrives: the bar moves 10 times a second
+            if now - shown_at[0] >= PROGRESS_INTERVAL or done == total:
+                shown_at[0] = now
+                self.post_message(DownloadProgress(request.spec, done, total, unit))
+
+        def cancelled() -> bool:
+            """Asked every 0.1 s while the download runs, whether or not anything arrives: the worker
+            is cancelled when the app quits (ctrl+q) or the screen goes, and the download stops."""
+            return worker.is_cancelled
 
         try:
-            got = get_list(request, on_progress=progress)
+            got = get_list(request, on_progress=progress, cancel=cancelled)
+            if worker.is_cancelled:
+                return
             paths = list(dict.fromkeys([*sources, str(got.path)]))
             engine = SearchEngine(load_corpus(paths, skip_broken=True, keep=True))  # the next start's set
         except DownloadStopped:
             return
         except ReaderError as error:
-            self.post_message(DownloadFailed(request.spec, str(error)))
+            if not worker.is_cancelled:  # stopped on purpose: nothing to tell
+                self.post_message(DownloadFailed(request.spec, str(error)))
             return
         except Exception as error:  # noqa: BLE001 - a notice, never a crash, whatever the server sent
-            self.post_message(DownloadFailed(request.spec, f"{type(error).__name__}: {error}"))
+            if not worker.is_cancelled:
+                text = " ".join(str(error).split())[:200]
+                self.post_message(DownloadFailed(request.spec, f"{type(error).__name__}: {text}"))
             return
         self.post_message(ListDownloaded(got.name, got.papers, engine))
 
