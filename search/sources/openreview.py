@@ -4,12 +4,20 @@ forum, the PDF the note's pdf, the status read from the venue: "ICLR 2025 Oral" 
 
 Accepted papers: `content.venueid=<venue>`; every submission (`--all`, or a venue id with /-/ in it):
 `invitation=<venue>/-/Submission`. One request at a time with a pause between pages; a token from
-ICLR_READER_OPENREVIEW_TOKEN is sent as `Authorization: Bearer` (never on to a redirect's target)."""
+ICLR_READER_OPENREVIEW_TOKEN is sent as `Authorization: Bearer` (never on to a redirect's target).
+
+Each page is streamed into a file and read a note at a time, each note parsed alone from a window of
+the page no larger than NOTE_BYTES, so no page is ever parsed whole in memory. A page may hold no more notes than `limit` asked, a note at most NOTE_BYTES.
+Paging stops with one line, and nothing saved, when the server sends the same notes again or far
+fewer than `limit` before the `count` it gives (as when a page cannot be read)."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import urllib.parse
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +38,15 @@ PAUSE = 1.0
 """Seconds between requests."""
 MAX_PAGES = 200
 PAGE_BYTES = 64 * 1024 * 1024
+NOTE_BYTES = 2 * 1024 * 1024
+"""The most one note (or any other value of a page) may take: a real one takes a few kB. Parsed, JSON can
+take 25 times its size (`[{},{},...]`), so this bounds what one note costs while it is read."""
+NOTE_BRACKETS = 2000
+"""The most arrays and objects one note may hold (a real one holds about 30, and a few dozen braces of
+LaTeX, which are counted too): containers are what parsing JSON spends its time and memory on, so a
+page of 1,000 notes builds at most 2 million of them."""
+SMALL_PAGE = 1024 * 1024
+"""An answer that is not a JSON object is parsed whole only up to this size (to say what it is)."""
 _CONTENT = frozenset(
     {"title", "abstract", "authors", "keywords", "venue", "venueid", "pdf", "code", "github", "decision"}
     | {"TL;DR", "primary_area"}
@@ -59,6 +76,7 @@ def download(
     private = {"Authorization": f"Bearer {token}"} if token else None
     client = Client(min_interval=PAUSE)
     path = folder / request.file_name
+    page_file = folder / ".page.json"
     seen: set[str] = set()
     offset = requests = 0
     total: int | None = None
@@ -66,29 +84,47 @@ def download(
         while True:
             if requests >= MAX_PAGES:
                 raise SourceError(f"{host}: more than {MAX_PAGES} pages of notes for {request.target}; stopped")
-            try:
-                body = client.get(
-                    _page_url(base, request, offset),
-                    headers={"Accept": "application/json"},
-                    private_headers=private,
-                    max_bytes=PAGE_BYTES,
-                )
-            except HTTPStatusError as error:
-                raise _explain(error, bool(token)) from None
-            requests += 1
-            notes, received, count = _page(body, host)
-            total = count if total is None else total
-            for note in notes:
+            new = repeated = 0
+
+            def take(note: Any) -> None:
+                nonlocal new, repeated
+                if not isinstance(note, dict):
+                    return
                 key = str(note.get("id") or note.get("forum") or "")
                 if key and key in seen:
-                    continue
-                seen.add(key)
-                writer.add(_trim(note))
+                    repeated += 1
+                    return
+                if key:
+                    seen.add(key)
+                    new += 1
+                if isinstance(note.get("content"), dict):
+                    writer.add(_trim(note))
+
+            with page_file.open("w+b") as sink:
+                try:
+                    client.download(
+                        _page_url(base, request, offset),
+                        sink,
+                        headers={"Accept": "application/json"},
+                        private_headers=private,
+                        max_bytes=PAGE_BYTES,
+                    )
+                except HTTPStatusError as error:
+                    raise _explain(error, bool(token)) from None
+                requests += 1
+                sink.seek(0)
+                body = sink.read()
+            page_file.unlink()
+            received, count = _read_page(body, host, PAGE_SIZE, take)
+            del body
+            total = count if total is None else total
             offset += received
             if on_progress is not None:
                 on_progress(writer.count, total, "papers")
-            if not received or (total is not None and offset >= total) or (total is None and received < PAGE_SIZE):
+            if (total is not None and offset >= total) or (total is None and received < PAGE_SIZE):
                 break
+            if not new or new * 2 < PAGE_SIZE:
+                raise _not_paging(host, offset - received, (received, new, repeated), total, writer.count)
         if writer.count == 0:
             what = "submissions to" if "invitation" in query(request) else "accepted papers of"
             raise SourceError(
@@ -104,20 +140,176 @@ def _page_url(base: str, request: ListRequest, offset: int) -> str:
     return f"{base}?{urllib.parse.urlencode(parameters, safe='/')}"
 
 
-def _page(body: bytes, host: str) -> tuple[list[dict[str, Any]], int, int | None]:
-    """The page's notes, how many it held, and the total count it gives."""
+def _not_paging(host: str, offset: int, counts: tuple[int, int, int], total: int | None, got: int) -> SourceError:
+    """One line for a page that leaves paging going nowhere (or crawling) before the end the server gives;
+    `counts` are the page's notes, the new ones among them and those sent before."""
+    received, new, repeated = counts
+    if not received:
+        what = f"sent no notes for offset={offset:,}"
+    elif not new:
+        again = "the same notes again" if repeated == received else "no new notes"
+        what = f"sent {again} for offset={offset:,}"
+    else:
+        some = f"{_counted(received, 'note')}, {new:,} of them new," if received > new else _counted(received, "note")
+        what = f"sent {some} for offset={offset:,} where limit={PAGE_SIZE:,} was asked"
+    though = f", though it counts {total:,}" if total is not None else ""
+    return SourceError(
+        f"{host} {what}{though}: it is not paging as asked; stopped at {_counted(got, 'paper')} and saved nothing"
+        " (try again later)"
+    )
+
+
+def _counted(count: int, thing: str) -> str:
+    return f"{count:,} {thing}" + ("" if count == 1 else "s")
+
+
+def _read_page(body: bytes, host: str, limit: int, take: Callable[[Any], None]) -> tuple[int, int | None]:
+    """Give each note of one page to `take`, parsed one at a time; returns how many the page held and
+    the total count it gives. A page holding more than `limit` notes is refused at the note past it."""
+    position = _skip(body, 3 if body.startswith(b"\xef\xbb\xbf") else 0)
+    if body[position : position + 1] != b"{":
+        if len(body) <= SMALL_PAGE:
+            _value_at(body, position, host)  # malformed JSON is said to be
+        raise SourceError(f'{host}: the answer is not OpenReview notes (no "notes" list in it)')
+    received = 0
+    count: int | None = None
+    listed = False
+    position = _skip(body, position + 1)
+    if body[position : position + 1] == b"}":
+        position += 1
+    else:
+        while True:
+            if body[position : position + 1] != b'"':
+                raise _malformed(host, body, position, "Expecting property name enclosed in double quotes")
+            key, position = _value_at(body, position, host)
+            position = _skip(body, position)
+            if body[position : position + 1] != b":":
+                raise _malformed(host, body, position, "Expecting ':' delimiter")
+            position = _skip(body, position + 1)
+            if key == "notes" and body[position : position + 1] == b"[":
+                listed = True
+                position = _skip(body, position + 1)
+                while body[position : position + 1] != b"]":
+                    if received >= limit:
+                        raise SourceError(
+                            f"{host} sent more than {limit:,} notes in one page where limit={limit:,} was asked;"
+                            " stopped and saved nothing"
+                        )
+                    note, position = _value_at(body, position, host)
+                    take(note)
+                    received += 1
+                    position = _skip(body, position)
+                    if body[position : position + 1] == b",":
+                        position = _skip(body, position + 1)
+                    elif body[position : position + 1] != b"]":
+                        raise _malformed(host, body, position, "Expecting ',' delimiter")
+                position += 1
+            else:
+                value, position = _value_at(body, position, host)
+                if key == "count":
+                    valid = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+                    count = value if valid else None
+            position = _skip(body, position)
+            if body[position : position + 1] == b",":
+                position = _skip(body, position + 1)
+            elif body[position : position + 1] == b"}":
+                position += 1
+                break
+            else:
+                raise _malformed(host, body, position, "Expecting ',' delimiter")
+    if _skip(body, position) != len(body):
+        raise _malformed(host, body, _skip(body, position), "Extra data")
+    if not listed:
+        raise SourceError(f'{host}: the answer is not OpenReview notes (no "notes" list in it)')
+    return received, count
+
+
+_SPACE = re.compile(rb"[ \t\r\n]*")
+_OPENERS = re.compile(r"[{\[]")
+_DECODER = json.JSONDecoder()
+WINDOW = 16 * 1024
+"""The first window of a page a note is looked for in (a note takes a few kB); doubled while too small."""
+
+
+def _skip(body: bytes, position: int) -> int:
+    """Past the whitespace at `position`."""
+    match = _SPACE.match(body, position)
+    return match.end() if match else position
+
+
+def _value_at(body: bytes, start: int, host: str) -> tuple[Any, int]:
+    """The JSON value at `start` (a note, a key, the count), parsed alone as untrusted JSON, and where it
+    ends. It is looked for in a window of the page that doubles from WINDOW up to NOTE_BYTES, cut
+    before its (NOTE_BRACKETS + 1)th '{' or '[', so a value never costs more than that much JSON builds."""
+    size = min(WINDOW, NOTE_BYTES + 1)
+    while True:
+        stop = min(len(body), start + size)
+        text = _decode(body, start, stop, stop < len(body), host)
+        crowded = _opener(text, NOTE_BRACKETS + 1)
+        if crowded >= 0:
+            text = text[:crowded]
+        cut = stop < len(body) or crowded >= 0
+        try:
+            end = _DECODER.raw_decode(text)[1]
+            reached_end = end == len(text)  # a number may go on past the window
+        except json.JSONDecodeError as error:
+            reached_end = error.msg.startswith("Unterminated string") or error.pos >= len(text) - 6
+            if not (cut and reached_end):
+                raise _malformed(host, body, start, f"{error.msg} at line {error.lineno}") from None
+        except (RecursionError, ValueError):  # nested too deep, a number of too many digits
+            _parse(text, host)
+            raise _malformed(host, body, start, "a value that cannot be read") from None
+        if not (cut and reached_end):
+            break
+        if crowded >= 0:
+            raise SourceError(
+                f"{host}: the answer is not OpenReview notes (a note or value with more than"
+                f" {NOTE_BRACKETS:,} arrays and objects)"
+            )
+        if size > NOTE_BYTES:
+            most = f"{NOTE_BYTES // 2**20} MiB" if NOTE_BYTES % 2**20 == 0 else f"{NOTE_BYTES:,} bytes"
+            raise SourceError(f"{host}: the answer is not OpenReview notes (a note or value of more than {most})")
+        size = min(2 * size, NOTE_BYTES + 1)
+    span = text[:end]
+    return _parse(span, host), start + (end if text.isascii() else len(span.encode("utf-8")))
+
+
+def _opener(text: str, number: int) -> int:
+    """Where the text's `number`th '{' or '[' is (strings' too), or -1."""
+    if text.count("{") + text.count("[") < number:
+        return -1
+    for index, match in enumerate(_OPENERS.finditer(text), 1):
+        if index == number:
+            return match.start()
+    raise AssertionError("unreachable")  # pragma: no cover - counted above
+
+
+def _decode(body: bytes, start: int, stop: int, cut: bool, host: str) -> str:
+    """body[start:stop] as text; a character cut in two by the window's end is left out."""
     try:
-        data = load_json(body.decode("utf-8-sig"))  # lone surrogates fixed, depth and numbers bounded
+        return body[start:stop].decode("utf-8")
     except UnicodeDecodeError as error:
-        raise SourceError(f"{host}: the answer is not OpenReview notes (not UTF-8, at byte {error.start})") from None
+        if cut and error.reason == "unexpected end of data":
+            return body[start : start + error.start].decode("utf-8")
+        raise SourceError(
+            f"{host}: the answer is not OpenReview notes (not UTF-8, at byte {start + error.start})"
+        ) from None
+
+
+def _parse(text: str, host: str) -> Any:
+    try:
+        return load_json(text)  # lone surrogates fixed, depth and numbers bounded
     except MalformedJSON as error:
         raise SourceError(f"{host}: the answer is not OpenReview notes (malformed JSON: {error.reason})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("notes"), list):
-        raise SourceError(f'{host}: the answer is not OpenReview notes (no "notes" list in it)')
-    count = data.get("count")
-    notes = [note for note in data["notes"] if isinstance(note, dict) and isinstance(note.get("content"), dict)]
-    total = count if isinstance(count, int) and not isinstance(count, bool) and count >= 0 else None
-    return notes, len(data["notes"]), total
+
+
+def _malformed(host: str, body: bytes, position: int, reason: str) -> SourceError:
+    """Malformed JSON, saying where: "at line 3" in a value is counted from the page's first line."""
+    before = body.count(b"\n", 0, position)
+    if " at line " in reason:
+        reason, line = reason.rsplit(" at line ", 1)
+        before += int(line) - 1
+    return SourceError(f"{host}: the answer is not OpenReview notes (malformed JSON: {reason} at line {before + 1})")
 
 
 def _trim(note: dict[str, Any]) -> dict[str, Any]:
