@@ -31,6 +31,11 @@ DEFAULT_SPLIT = 60
 CONFIG_FILE = "config.toml"
 MAX_CONFIG_BYTES = 64 * 1024
 """A config file is a few lines; anything larger is not one."""
+MAX_KEY_PARTS = 16
+"""The most dotted parts a key or table header may have (`a.b.c = 1` has 3). The keys here are single
+words; tomllib's time grows with the square of a key's parts (a key of 20,000: 4.7 s; a table of
+16,000 parts followed by 4,000 keys: 30 s and 1.5 GB), so a file with a deeper one is refused
+before it is parsed, in one pass over its text."""
 MAX_PROBLEMS_SHOWN = 3
 
 
@@ -125,6 +130,10 @@ def _read_table(path: Path) -> dict[str, Any] | None:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as problem:
         raise PreferencesError(f"{shown(path)}: not UTF-8 text (bad byte at offset {problem.start})") from None
+    if _deepest_key(text) > MAX_KEY_PARTS:
+        raise PreferencesError(
+            f"{shown(path)}: a dotted key of more than {MAX_KEY_PARTS} parts (the keys are single words)"
+        )
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as problem:
@@ -133,6 +142,51 @@ def _read_table(path: Path) -> dict[str, Any] | None:
         raise PreferencesError(f"{shown(path)}: not valid TOML (nested too deep)") from None
     except ValueError:  # Python's limit on an integer's digits
         raise PreferencesError(f"{shown(path)}: not valid TOML (a number of thousands of digits)") from None
+
+
+_QUOTE_OR_COMMENT = re.compile(r"""\"\"\"|'''|["'#]""")
+_BASIC_BODY = re.compile(r'(?:[^"\\\n]|\\.)*')
+_MULTILINE_BASIC_BODY = re.compile(r'(?:[^"\\]|\\.|"(?!""))*', re.S)
+_NOT_IN_A_KEY = re.compile(r"[=\n\[\]{},]")
+"""What ends a dotted key (or a value): a key's parts, its dots and spaces lie between two of these."""
+
+
+def _deepest_key(text: str) -> int:
+    """The most dotted parts of a key or table header in TOML text, found in one pass without parsing
+    it: with strings as one letter and comments left out, each run of text between an `=`, a line
+    break, a bracket, a brace or a comma is a key, a table's name or a value (a number has one dot
+    at most). Linear in the text, whatever it holds."""
+    kept: list[str] = []
+    at = 0
+    while (opening := _QUOTE_OR_COMMENT.search(text, at)) is not None:
+        kept.append(text[at : opening.start()])
+        token, start = opening.group(), opening.end()
+        if token == "#":
+            end = text.find("\n", start)
+        elif token in ("'", "'''"):
+            end = _past_closing(text, text.find(token, start), token)
+        else:
+            body = (_MULTILINE_BASIC_BODY if token == '"""' else _BASIC_BODY).match(text, start)
+            closed = body is not None and text.startswith(token, body.end())
+            end = _past_closing(text, body.end() if body is not None and closed else -1, token)
+        kept.append("" if token == "#" else "s")
+        if end < 0:  # never closed: the rest is that string or comment (and not valid TOML)
+            break
+        at = end
+    else:
+        kept.append(text[at:])
+    return max(part.count(".") for part in _NOT_IN_A_KEY.split("".join(kept))) + 1
+
+
+def _past_closing(text: str, at: int, quote: str) -> int:
+    """Where a string whose closing quotes start at `at` ends (-1: it is never closed). A multi-line
+    string ends at the last quote of its closing run: its text may end with one or two quotes."""
+    if at < 0:
+        return -1
+    if len(quote) == 1:
+        return at + 1
+    run = text[at : at + 5]
+    return at + len(run) - len(run.lstrip(quote[0]))
 
 
 def _where(problem: tomllib.TOMLDecodeError) -> str:

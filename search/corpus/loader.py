@@ -10,16 +10,26 @@ from pathlib import Path
 from search.corpus import snapshot
 from search.corpus.bundled import bundled_paths, is_bundled, with_facts
 from search.corpus.formats import CorpusError, Parsed, parse
-from search.corpus.formats.common import stable_id
+from search.corpus.formats.common import MAX_LIST_PAPERS, stable_id
 from search.corpus.merge import merge
 from search.corpus.parsed import parsed_file
 from search.models import Paper
 from search.untrusted import MAX_BYTES, read_bytes, shown
 
-__all__ = ["MAX_CORPUS_BYTES", "Corpus", "CorpusError", "bundled_paths", "load_corpus", "read_corpus_file", "stable_id"]
+__all__ = [
+    "MAX_CORPUS_BYTES",
+    "MAX_LIST_PAPERS",
+    "Corpus",
+    "CorpusError",
+    "bundled_paths",
+    "load_corpus",
+    "read_corpus_file",
+    "stable_id",
+]
 
 MAX_CORPUS_BYTES = MAX_BYTES
-"""Larger files are refused with a clear message rather than read into memory."""
+"""Larger files are refused with a clear message rather than read into memory. A file of more than
+MAX_LIST_PAPERS records is refused too, before its papers are made (formats/common.py says why)."""
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ are aliases of its id, so a bookmark made on any of them still finds it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from search.corpus.formats.common import openreview_forum
@@ -50,40 +50,60 @@ class Merged:
 
 
 def merge(papers: Sequence[Paper]) -> Merged:
+    """Linear in the number of papers (and their abstracts' length), whatever they hold: each paper
+    is looked up by its id, keys and folded abstract in dicts, never compared with the papers before
+    it; only the groups merged into are sorted (n log n at worst)."""
     groups: list[list[Paper]] = []
     by_id: dict[str, int] = {}
     """A paper's id -> its group."""
     by_key: dict[tuple[str, str], int] = {}
     """An OpenReview forum or arXiv id -> the first group that has it."""
-    openings: dict[str, list[int]] = {}
-    """An abstract's opening -> the groups whose papers start so: candidates, compared in full."""
-    folded: dict[int, str] = {}
+    files: dict[int, set[str]] = {}
+    """A group holding papers of more than one file -> its files (the others hold their first paper's)."""
+    openings: dict[str, int | None] = {}
+    """An abstract's opening -> the group, made by a paper that starts so, whose abstract is not
+    folded yet (None: it is in `by_abstract`). Most openings are a single paper's: their abstracts
+    are never folded."""
+    by_abstract: dict[str, _SameAbstract] = {}
+    """A folded abstract -> the groups whose first paper has it."""
+
+    def has_file(group: int, source: str) -> bool:
+        return groups[group][0].source == source or source in files.get(group, ())
+
     across_files = len({paper.source for paper in papers}) > 1  # one file: only the same id is the same paper
     for paper in papers:
         target = by_id.get(paper.id)
         keys = _keys(paper) if across_files else ()
         opening = _opening(paper.abstract) if across_files else None
+        folded = None
+        if opening is not None and opening in openings:  # another paper starts so: whole abstracts decide
+            folded = _folded(paper.abstract)
+            waiting = openings[opening]
+            if waiting is not None:
+                openings[opening] = None
+                earlier = _folded(groups[waiting][0].abstract)
+                if earlier is not None:
+                    by_abstract.setdefault(earlier, _SameAbstract()).groups.append(waiting)
         if target is None and across_files:
-            candidates = [by_key[key] for key in keys if key in by_key]
-            for candidate in openings.get(opening, ()) if opening is not None else ():
-                if _folded(paper, folded) == _folded(groups[candidate][0], folded):
-                    candidates.append(candidate)
-            for candidate in candidates:
-                if all(member.source != paper.source for member in groups[candidate]):
-                    target = candidate
-                    break
+            found = (by_key.get(key) for key in keys)
+            target = next((group for group in found if group is not None and not has_file(group, paper.source)), None)
+            if target is None and folded is not None and folded in by_abstract:
+                target = by_abstract[folded].first_without(paper.source, has_file)
         if target is None:
             target = len(groups)
             groups.append([paper])
+            if folded is not None:
+                by_abstract.setdefault(folded, _SameAbstract()).groups.append(target)
+            elif opening is not None and opening not in openings:
+                openings[opening] = target
         else:
-            groups[target].append(paper)
+            group = groups[target]
+            if paper.source != group[0].source:
+                files.setdefault(target, {group[0].source}).add(paper.source)
+            group.append(paper)
         by_id.setdefault(paper.id, target)
         for key in keys:
             by_key.setdefault(key, target)
-        if opening is not None:
-            known = openings.setdefault(opening, [])
-            if target not in known:
-                known.append(target)
     aliases: dict[str, str] = {}
     kept: list[Paper] = []
     for group in groups:
@@ -93,6 +113,25 @@ def merge(papers: Sequence[Paper]) -> Merged:
             if other.id != first.id:
                 aliases[other.id] = first.id
     return Merged(kept, aliases, len(papers) - len(groups))
+
+
+@dataclass
+class _SameAbstract:
+    """The groups whose first papers have one abstract, in the order they were made."""
+
+    groups: list[int] = field(default_factory=list)
+    start: dict[str, int] = field(default_factory=dict)
+    """A file -> how many of `groups`, from the first, hold a paper of it. Groups only gain files, so
+    this only grows, and finding the first group without a file costs, over a whole merge, one step
+    per paper at most: what makes thousands of copies of one abstract linear."""
+
+    def first_without(self, source: str, has_file: Callable[[int, str], bool]) -> int | None:
+        """The first group without a paper from this file: the one a paper from it joins."""
+        at = self.start.get(source, 0)
+        while at < len(self.groups) and has_file(self.groups[at], source):
+            at += 1
+        self.start[source] = at
+        return self.groups[at] if at < len(self.groups) else None
 
 
 def _keys(paper: Paper) -> tuple[tuple[str, str], ...]:
@@ -123,14 +162,11 @@ def _opening(abstract: str) -> str | None:
     return opening[:_OPENING]
 
 
-def _folded(paper: Paper, cache: dict[int, str]) -> str:
-    """The whole abstract, whitespace and case folded (cached by identity: only candidates get here).
-    Too short an abstract equals nothing."""
-    key = id(paper)
-    if key not in cache:
-        text = " ".join(paper.abstract.split()).casefold()
-        cache[key] = text if len(text) >= MIN_ABSTRACT_CHARS else f"\0{key}"
-    return cache[key]
+def _folded(abstract: str) -> str | None:
+    """The whole abstract, whitespace and case folded (only papers whose opening another paper has
+    get here); None when it is too short to say something: such abstracts equal nothing."""
+    text = " ".join(abstract.split()).casefold()
+    return text if len(text) >= MIN_ABSTRACT_CHARS else None
 
 
 def richness(paper: Paper) -> int:

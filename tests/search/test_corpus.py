@@ -236,3 +236,12 @@ def test_a_code_link_survives_a_code_key_and_merging_lists(tmp_path):
     assert merged.id == "a1" and describe(merged).has_code
     assert [link.url for link in describe(merged).links if link.kind == "code"] == ["https://github.com/x/foonet"]
     assert [link.url for link in describe(other).links if link.kind == "code"] == ["https://github.com/x/bar"]
+
+
+def test_bibtex_is_told_by_an_entry_at_a_line_start_after_blank_lines_and_indentation(tmp_path):
+    """The entry pattern no longer lets its leading spaces cross lines (quadratic in blank lines);
+    what it finds is the same."""
+    entry = "@article{k1,\n  title = {T},\n  abstract = {An abstract about graphs.},\n}\n"
+    for padding in ("\n" * 300, " \n\t\n" * 100 + "   ", "% a comment\n\n  \t"):
+        path = write(tmp_path, "refs.bib", padding + entry)
+        assert [paper.id for paper in load_corpus([path]).papers] == ["k1"]

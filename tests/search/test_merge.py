@@ -2,10 +2,16 @@
 shown once, keeps every list it is in, is indexed once and is found by any of its ids."""
 
 import json
+import random
+import sys
 
+import pytest
+
+from search.corpus.formats import common
+from search.corpus.formats.common import openreview_forum
 from search.corpus.library import Library
 from search.corpus.loader import load_corpus
-from search.corpus.merge import merge
+from search.corpus.merge import MIN_ABSTRACT_CHARS, Merged, _combined, merge
 from search.engine import SearchEngine
 from search.models import Marks, Paper, SearchRequest
 from search.text.describe import describe, primary_link
@@ -209,3 +215,184 @@ def test_merge_keeps_corpus_order_and_counts():
     assert [paper.id for paper in merged.papers] == ["1", "2"]
     assert merged.papers[0].title == "T" and merged.papers[0].also_in == ("b", "c")
     assert merged.aliases == {"3": "1"} and merged.duplicates == 2
+
+
+# -- any list merges in linear time (issue 34) ----------------------------------------------------
+
+OPENING = "We study the problem of learning representations from data in a hostile setting, where " * 2
+
+
+def calls_made(function, *args) -> int:
+    """How many functions (Python's and built-in ones, generator steps included) a call makes: a count
+    of work that does not depend on the machine's speed."""
+    count = 0
+
+    def profile(frame, event, arg):
+        nonlocal count
+        if event in ("call", "c_call"):
+            count += 1
+
+    sys.setprofile(profile)
+    try:
+        function(*args)
+    finally:
+        sys.setprofile(None)
+    return count
+
+
+def shared_openings(count: int) -> list[Paper]:
+    """Distinct abstracts whose first 64+ characters are the same, half in each of two files (each
+    paper the same as one in the other file)."""
+    return [
+        Paper(id=f"{source}{n}", abstract=f"{OPENING}variant {n} of it.", source=source)
+        for source in ("a", "b")
+        for n in range(count // 2)
+    ]
+
+
+def one_abstract_many_times(count: int) -> list[Paper]:
+    """One abstract under many ids in each of two files: each copy pairs with one in the other file."""
+    return [
+        Paper(id=f"{source}{n}", abstract=f"{OPENING} one text.", source=source)
+        for source in ("a", "b")
+        for n in range(count // 2)
+    ]
+
+
+def one_forum_for_many(count: int) -> list[Paper]:
+    """One id repeated in one file, then papers of another file all naming that paper's forum."""
+    site = "https://openreview.net/forum?id=F"
+    return [Paper(id="same", abstract=f"Text {n}.", source="a", site=site) for n in range(count // 2)] + [
+        Paper(id=f"b{n}", abstract=f"Other {n}.", source="b", site=site) for n in range(count // 2)
+    ]
+
+
+@pytest.mark.parametrize("papers", [shared_openings, one_abstract_many_times, one_forum_for_many])
+def test_merging_grows_linearly_with_the_papers_whatever_they_share(papers):
+    """1,000 / 2,000 / 4,000 papers sharing an abstract's opening took 0.27 / 0.93 / 3.73 s: each was
+    compared with every earlier one. Four times the papers must cost about four times the work."""
+    small, large = calls_made(merge, papers(400)), calls_made(merge, papers(1600))
+    assert large <= 5 * small, f"{large / small:.1f} times the work for 4 times the papers"
+
+
+def test_loading_two_lists_that_share_openings_grows_linearly(tmp_path):
+    def load(count: int) -> int:
+        half = [{"id": paper.id, "abstract": paper.abstract} for paper in shared_openings(count)]
+        first = write(tmp_path / f"a{count}.json", half[: count // 2])
+        second = write(tmp_path / f"b{count}.json", half[count // 2 :])
+        return calls_made(load_corpus, [first, second])
+
+    small, large = load(300), load(1200)
+    assert large <= 5 * small, f"{large / small:.1f} times the work for 4 times the papers"
+
+
+def merged_by_definition(papers: list[Paper]) -> Merged:
+    """The merge rules done the obvious way: each paper looks at every earlier one."""
+    across_files = len({paper.source for paper in papers}) > 1
+    placed: list[tuple[Paper, int]] = []
+    groups: list[list[Paper]] = []
+
+    def folded(paper: Paper) -> str | None:
+        text = " ".join(paper.abstract.split()).casefold()
+        return text if len(text) >= MIN_ABSTRACT_CHARS else None
+
+    def keys(paper: Paper) -> list[tuple[str, str]]:
+        forum = next((openreview_forum(url) for url in (paper.site, paper.pdf) if url and "openreview" in url), None)
+        return [*([("forum", forum)] if forum else []), *([("arxiv", paper.arxiv)] if paper.arxiv else [])]
+
+    for paper in papers:
+        target = next((group for other, group in placed if other.id == paper.id), None)
+        if target is None and across_files:
+            candidates = [
+                next(group for other, group in placed if key in keys(other))
+                for key in keys(paper)
+                if any(key in keys(other) for other, _ in placed)
+            ]
+            text = folded(paper)
+            candidates += [number for number, group in enumerate(groups) if text and folded(group[0]) == text]
+            target = next((c for c in candidates if all(m.source != paper.source for m in groups[c])), None)
+        if target is None:
+            target = len(groups)
+            groups.append([])
+        groups[target].append(paper)
+        placed.append((paper, target))
+    aliases = {other.id: group[0].id for group in groups for other in group[1:] if other.id != group[0].id}
+    kept = [group[0] if len(group) == 1 else _combined(group) for group in groups]
+    return Merged(kept, aliases, len(papers) - len(groups))
+
+
+def test_merge_is_its_definition_on_random_lists():
+    """Ids, forums, arXiv ids and abstracts (case, spacing, short ones) drawn from a few values, so
+    that papers match in every way, in one file or several."""
+    rng = random.Random(34)
+    texts = [f"{OPENING}variant {n}" for n in range(3)] + ["short", f"Another start. {OPENING}"]
+    for _ in range(600):
+        papers = []
+        for number in range(rng.randrange(1, 30)):
+            text = rng.choice(texts)
+            text = rng.choice([text, text.upper(), text.replace(" ", "  \n "), " " * 150 + text])
+            forum = rng.choice([None, None, "F1", "F2"])
+            papers.append(
+                Paper(
+                    id=rng.choice(["x", "y", f"own{number}"]),
+                    abstract=text,
+                    source=rng.choice(["a", "b", "c"]) if rng.random() < 0.9 else "a",
+                    site=f"https://openreview.net/forum?id={forum}" if forum else None,
+                    pdf=rng.choice([None, "https://openreview.net/pdf?id=F2"]),
+                    arxiv=rng.choice([None, None, "2401.00001", "2401.00002"]),
+                    title=rng.choice([None, "T"]),
+                    year=rng.choice([None, 2024]),
+                )
+            )
+        assert merge(papers) == merged_by_definition(papers), papers
+
+
+def test_a_forum_address_is_read_in_linear_time_however_many_it_holds(monkeypatch):
+    """A site field of thousands of "openreview.net/forum?" took seconds (a regular expression
+    searched the rest of the text from each): the text is now read a bounded number of times."""
+    scanned = 0
+
+    class Counting:
+        def __init__(self, pattern):
+            self.pattern = pattern
+
+        def finditer(self, text, start=0, end=sys.maxsize):
+            nonlocal scanned
+            scanned += min(end, len(text)) - start
+            return self.pattern.finditer(text, start, end)
+
+        def search(self, text, start=0):
+            nonlocal scanned
+            found = self.pattern.search(text, start)
+            scanned += (found.end() if found else len(text)) - start
+            return found
+
+        def match(self, text, start=0):
+            nonlocal scanned
+            found = self.pattern.match(text, start)
+            scanned += found.end() - start if found else 1
+            return found
+
+    for name in ("_FORUM_PAGE", "_FORUM_ID", "_LATER_FORUM_ID", "_QUERY_END"):
+        monkeypatch.setattr(common, name, Counting(getattr(common, name)))
+    text = "openreview.net/forum?" * 20_000
+    assert openreview_forum(text) is None and scanned <= 4 * len(text)
+    assert openreview_forum(text + "&id=Last") == "Last"
+
+
+@pytest.mark.parametrize(
+    "url, forum",
+    [
+        ("https://openreview.net/forum?id=abc_D-1", "abc_D-1"),
+        ("https://openreview.net/pdf?id=X", "X"),
+        ("https://OpenReview.net/forum/?noteId=1&id=Y#top", "Y"),
+        ("https://openreview.net/forum?id=A&id=B", "B"),
+        ("https://openreview.net/forum?id=A&id=%", "A"),
+        ("https://openreview.net/forum?xid=A https://openreview.net/forum?id=B", "B"),
+        ("https://openreview.net/forum?x=1#&id=A", None),
+        ("https://openreview.net/forum?x=1 &id=A", None),
+        ("https://openreview.net/forum", None),
+    ],
+)
+def test_forum_ids_are_read_as_before(url, forum):
+    assert openreview_forum(url) == forum

@@ -135,6 +135,57 @@ def test_many_problems_are_counted_not_all_listed(config):
     assert "key3" not in notice
 
 
+DEEP_KEYS = {
+    "a key of 20,000 parts": "a" + ".a" * 20_000 + " = 1\n",
+    "a table of 16,000 parts, then 4,000 keys": "[a"
+    + ".a" * 16_000
+    + "]\n"
+    + "".join(f"k{n}=1\n" for n in range(4000)),
+    "quoted parts": '"a"' + '."a"' * 10_000 + " = 1\n",
+    "spaced parts, after a good key": "split = 30\na . \"b\" . 'c'" + " . d" * 20 + " = 1\n",
+    "in an inline table": "x = { " + "a." * 40 + "b = 1 }\n",
+}
+
+
+@pytest.mark.parametrize("content", DEEP_KEYS.values(), ids=DEEP_KEYS.keys())
+def test_a_key_of_absurd_depth_is_refused_before_the_toml_is_parsed(config, monkeypatch, content):
+    """tomllib's time grows with the square of a key's dotted parts (a 20,000-part key: 4.7 s, a
+    16,000-part table followed by keys: 30 s and 1.5 GB): such a file is one notice, never parsed."""
+    before = write(config, content)
+
+    def never(*args, **kwargs):
+        raise AssertionError("the file was parsed")
+
+    monkeypatch.setattr(tomllib, "loads", never)
+    loaded = load(config, themes=BUILTIN_THEMES)
+    assert loaded.preferences == Preferences()
+    assert loaded.notice == (
+        f"{config}: a dotted key of more than 16 parts (the keys are single words). Using defaults for what is "
+        "wrong; the file is left untouched and settings changed in the app are not saved until you fix or delete it."
+    )
+    with pytest.raises(PreferencesError, match="fix or delete the file"):
+        save(CHOSEN, config, themes=BUILTIN_THEMES)
+    assert config.read_bytes() == before
+
+
+def test_dots_in_strings_comments_and_numbers_are_not_key_parts(config):
+    dots = "." * 40
+    content = (
+        f"# a comment with {dots} and 'quotes\"\n"
+        f'theme = "nord{dots}"  # {dots}\n'
+        f"sort = '''order{dots}\n'''''\n"
+        f'match = """{dots}\\""" {dots}"""\n'
+        "split = 30.5\n"
+        "a" + ".a" * 15 + " = 1\n"  # 16 parts: the most a key may have
+    )
+    write(config, content)
+    loaded = load(config)  # parsed: each problem is a value's or an unknown key's
+    assert loaded.preferences.theme == f"nord{dots}"
+    assert loaded.notice is not None and "dotted key" not in loaded.notice
+    assert 'sort must be "relevance", "order" or "name", not "order...' in loaded.notice
+    assert "match must be" in loaded.notice and "split must be" in loaded.notice and "and 1 more" in loaded.notice
+
+
 def test_a_directory_in_its_place_is_a_notice_and_stays(config):
     config.mkdir(parents=True)
     notice = load(config).notice

@@ -10,7 +10,8 @@ from search.corpus.formats.common import CorpusError
 from search.models import Paper
 from search.untrusted import shown
 
-_ENTRY = re.compile(r"^\s*@[A-Za-z]+\s*[{(]", re.M)
+_ENTRY = re.compile(r"^[^\S\n]*@[A-Za-z]+\s*[{(]", re.M)
+"""An entry's start, at a line's start (a pattern whose leading spaces could cross lines was quadratic in blank lines)."""
 _AND = re.compile(r"\s+and\s+", re.I)
 
 
@@ -21,6 +22,8 @@ def looks_like_bibtex(text: str) -> bool:
 def parse_bibtex(path: Path, text: str) -> tuple[list[Paper], int, str | None]:
     import bibtexparser  # only paid for when a BibTeX file is loaded
 
+    if text.count("@") > common.MAX_LIST_PAPERS:  # every entry starts with one: count them before parsing
+        common.check_count(path, sum(1 for _ in _ENTRY.finditer(text)), "BibTeX entries")
     try:
         library = bibtexparser.parse_string(text)
     except Exception as error:  # noqa: BLE001 - the parser's errors vary; the user needs one line

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -27,17 +28,37 @@ STATUSES = ("oral", "spotlight", "poster")
 Spotlight"). They are not the only statuses: any other ("Reject", "Workshop", "Withdraw") is taken
 from the data as it is (see `status_key`)."""
 _NOT_IN_KEY = re.compile(r"[\W_]+")
+MAX_LIST_PAPERS = 100_000
+"""The most records (papers, with an abstract or not) one list may hold; a file with more is refused
+before its papers are made. The largest real lists hold about 25,000 (a conference's every
+submission); four times that leaves room for their growth, while 1,000,000 tiny papers (64 MiB
+holds that many) took 450 s and 1.3 GB to index and 16 s a search: a list that big is an attack or a
+mistake. A library of several lists may hold more papers than this in all."""
+
+
+def check_count(path: Path, count: int, what: str) -> None:
+    """Refuse a file of more than MAX_LIST_PAPERS records, counted before any paper is made."""
+    if count > MAX_LIST_PAPERS:
+        raise CorpusError(too_many(path, what))
+
+
+def too_many(path: Path, what: str) -> str:
+    return f"{shown(path)}: more than {MAX_LIST_PAPERS:,} {what}, the most one list may hold"
 
 
 def collect(path: Path, candidates: Iterable[Paper | None], what: str, venue_default: str | None, skipped: int = 0):
     """(papers, how many were skipped, the file's venue) from a format's candidates, None for an
-    entry without an abstract. A file with no paper at all is an error."""
+    entry without an abstract. A file with no paper at all is an error, and so is one of more than
+    MAX_LIST_PAPERS records (refused as soon as the one too many is reached)."""
     papers: list[Paper] = []
+    check_count(path, skipped, what)
     for paper in candidates:
         if paper is None:
             skipped += 1
         else:
             papers.append(paper)
+        if len(papers) + skipped > MAX_LIST_PAPERS:
+            raise CorpusError(too_many(path, what))
     if not papers:
         raise CorpusError(f"{shown(path)}: no {what} with an abstract ({skipped} skipped)")
     venues = {paper.venue for paper in papers if paper.venue}
@@ -54,7 +75,10 @@ _LATEX = re.compile(r"[\\$]")
 _ARXIV_ID = r"(\d{4}\.\d{4,5}|[a-z][a-z.\-]*/\d{7})(?:v\d+)?"
 _ARXIV_BARE = re.compile(rf"^(?:arxiv:\s*)?{_ARXIV_ID}$", re.I)
 _ARXIV_URL = re.compile(rf"arxiv\.org/(?:abs|pdf)/{_ARXIV_ID}", re.I)
-_FORUM_URL = re.compile(r"openreview\.net/(?:forum|pdf)/?\?(?:[^#\s]*&)?id=([A-Za-z0-9_\-]+)", re.I)
+_FORUM_PAGE = re.compile(r"openreview\.net/(?:forum|pdf)/?\?", re.I)
+_FORUM_ID = re.compile(r"id=([A-Za-z0-9_\-]+)", re.I)
+_LATER_FORUM_ID = re.compile(r"&id=([A-Za-z0-9_\-]+)", re.I)
+_QUERY_END = re.compile(r"[#\s]")
 
 
 def arxiv_id(value: Any) -> str | None:
@@ -68,9 +92,24 @@ def arxiv_id(value: Any) -> str | None:
 
 
 def openreview_forum(url: str | None) -> str | None:
-    """The forum id of an openreview.net forum or PDF address ("...forum?id=X" -> "X")."""
-    match = _FORUM_URL.search(url or "")
-    return match.group(1) if match else None
+    """The forum id of an openreview.net forum or PDF address ("...forum?id=X" -> "X"; of several
+    `id=` in its query, the last). Linear in the text, whatever it holds: each query (up to a `#` or
+    a space) is searched once, however many forum addresses start inside it (one regular expression
+    for the whole took seconds on a field of a few thousand "openreview.net/forum?")."""
+    text = url or ""
+    searched_to = -1  # the end of the query already searched for "&id=": it holds none
+    for page in _FORUM_PAGE.finditer(text):
+        start = page.end()
+        if start >= searched_to:
+            end_found = _QUERY_END.search(text, start)
+            searched_to = end_found.start() if end_found else len(text)
+            last = deque(_LATER_FORUM_ID.finditer(text, start, searched_to), maxlen=1)
+            if last:
+                return last[0].group(1)
+        first = _FORUM_ID.match(text, start)
+        if first is not None:
+            return first.group(1)
+    return None
 
 
 def title(value: Any) -> str | None:

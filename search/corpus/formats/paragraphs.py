@@ -5,7 +5,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from search.corpus.formats.common import CorpusError, stable_id, venue_from_filename, venue_from_text, year_of
+from search.corpus.formats.common import (
+    CorpusError,
+    check_count,
+    stable_id,
+    venue_from_filename,
+    venue_from_text,
+    year_of,
+)
 from search.models import Paper
 from search.text.sanitize import sanitize
 from search.untrusted import shown
@@ -19,6 +26,7 @@ def parse_paragraphs(path: Path, text: str) -> tuple[list[Paper], str | None]:
     if paragraphs and _is_header(paragraphs[0]):
         venue = venue_from_text(paragraphs.pop(0))
     venue = venue or venue_from_filename(path)
+    check_count(path, len(paragraphs), "abstracts")
     papers = [
         Paper(id=stable_id(p), abstract=_trim_lines(sanitize(p)), venue=venue, year=year_of(venue), source=str(path))
         for p in paragraphs

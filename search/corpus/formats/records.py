@@ -16,6 +16,7 @@ _WRAPPERS = ("papers", "notes", "records", "items", "data")
 
 def parse_json(path: Path, text: str) -> tuple[list[Paper], int, str | None]:
     records = _records(path, text)
+    common.check_count(path, len(records), "records")
     venue_default = common.venue_from_filename(path)
     return common.collect(path, (_paper(record, path, venue_default) for record in records), "records", venue_default)
 
@@ -86,10 +87,12 @@ def _records(path: Path, text: str) -> list[Any]:
 
 
 def _json_lines(path: Path, text: str, first_error_line: int) -> list[Any]:
-    records = []
+    records: list[Any] = []
     for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
+        if len(records) >= common.MAX_LIST_PAPERS:  # one too many: refused before it is parsed
+            raise CorpusError(common.too_many(path, "records"))
         try:
             records.append(load_json(line))
         except MalformedJSON as error:
