@@ -51,6 +51,9 @@ def test_a_signal_during_get_stops_it_at_once_and_leaves_no_staging_folder(serve
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # As from a shell: a process started with SIGINT ignored (an xdist worker's children) keeps
+        # it ignored, and Python then installs no ctrl+c handler of its own.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         deadline = time.monotonic() + 60  # starting Python and importing on a busy machine
@@ -68,5 +71,7 @@ def test_a_signal_during_get_stops_it_at_once_and_leaves_no_staging_folder(serve
             child.kill()
             child.communicate()
     assert (child.returncode, out, err) == (code, "", ""), err
-    assert took < 1.0, f"exited {took:.2f} s after the signal"
+    # Measured: 0.08-0.11 s. The bound only fails when the signal is not honoured (the server goes on
+    # for 10 s, the timeouts are 60 s), never because the machine is busy.
+    assert took < 5.0, f"exited {took:.2f} s after the signal"
     assert staging_folders(lists) == [] and snapshot(lists) == before

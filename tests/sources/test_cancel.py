@@ -18,8 +18,10 @@ from search.sources import http
 from search.sources.http import Client, DownloadCancelled, HTTPStatusError
 from tests.sources.server import records, slow_names, snapshot, unaccepting
 
-PROMPT = 1.0
-"""Seconds from the cancel to the raise, at most (CANCEL_CHECK is 0.1 s)."""
+PROMPT = 5.0
+"""Seconds from the cancel to the raise, at most. A cancel is looked at every 0.1 s (measured: it
+stops within 0.1 s); the bound is fifty times that so a busy machine never fails the test, and still
+far below what only a cancel can cut short (the hostile servers' 10 s, the 30-60 s timeouts)."""
 ROUTE = "/paperlists/iclr/iclr2024.json"
 
 
