@@ -35,11 +35,12 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence, Sized
 from heapq import nlargest
 from itertools import pairwise
 from math import log
 from operator import itemgetter
+from sys import getsizeof
 from typing import TypeVar
 
 from whoosh import query as wq
@@ -62,24 +63,47 @@ ADJACENT = 0.25
 EVERY_WORD = 0.3
 """A paper with every word of a query of plain words scores this much more (a share of its score)."""
 CACHED_TERMS = 4096
+CACHED_TERM_BYTES = 40 << 20
+"""Words' scores kept: at most this many words, and at most this many bytes (see `weight`). A common
+word's scores at 100,000 papers take about 6 MB: bounded by count alone, 4,096 words made a session
+of 1,000 searches grow to 464 MB."""
 CACHED_FIELD_TERMS = 256
+CACHED_FIELD_BYTES = 12 << 20
 """One field's share of a word's score: what the word's scores across fields are made of, and the
 papers two words standing together are looked for in."""
 CACHED_PAIRS = 256
+CACHED_PAIR_BYTES = 4 << 20
 """Papers where two words stand together, or a phrase's words do, per pair or phrase."""
 CACHED_WORDS = 64
+CACHED_WORD_BYTES = 8 << 20
 """Papers per word of a query (`with_every`): the words typed before stay while the next is typed."""
+
+_ENTRY_BYTES = 28 + 24
+"""What one more paper in a cached dict or set costs beyond its table slot, counted as if nothing
+were shared: its docnum (an int object, 28 bytes) and its score (a float, 24)."""
 
 
 _score = itemgetter(1)
 
 
-class Recent(OrderedDict[Key, Value]):
-    """A mapping that keeps its `size` most recently used entries (the words typed lately)."""
+def weight(value: Sized) -> int:
+    """The bytes a cached dict {docnum: score} or set of docnums holds: its table and, for each
+    entry, an int and a float of its own (an overcount where they are shared)."""
+    return getsizeof(value) + len(value) * _ENTRY_BYTES
 
-    def __init__(self, size: int) -> None:
+
+class Recent(OrderedDict[Key, Value]):
+    """A mapping that keeps its most recently used entries (the words typed lately): at most `size`
+    of them, and when `budget` is given at most that many bytes by `weight` (the newest is kept
+    whatever it weighs, until the next one comes)."""
+
+    def __init__(self, size: int, budget: int | None = None) -> None:
         super().__init__()
         self.size = size
+        self.budget = budget
+        self.bytes = 0
+        """The entries' weight, when there is a budget."""
+        self._weights: dict[Key, int] = {}
 
     def recall(self, key: Key) -> Value | None:
         """The value kept for key, now the most recent; None when there is none."""
@@ -89,10 +113,15 @@ class Recent(OrderedDict[Key, Value]):
         return value
 
     def keep(self, key: Key, value: Value) -> Value:
-        """Keep value for key, forgetting the least recent entry past `size`; returns value."""
+        """Keep value for key, forgetting the least recent entries past `size` or `budget`; returns value."""
         self[key] = value
-        if len(self) > self.size:
-            self.popitem(last=False)
+        self.move_to_end(key)
+        if self.budget is not None:
+            self.bytes += weight(value) - self._weights.get(key, 0)  # type: ignore[arg-type]
+            self._weights[key] = weight(value)  # type: ignore[arg-type]
+        while len(self) > self.size or (self.budget is not None and self.bytes > self.budget and len(self) > 1):
+            oldest, _ = self.popitem(last=False)
+            self.bytes -= self._weights.pop(oldest, 0)
         return value
 
 
@@ -121,11 +150,11 @@ class TermScorer:
         self._segments = list(reader.leaf_readers())
         self._doc_count = reader.doc_count_all() or 1
         self._lengths: dict[tuple[int, str], list[int]] = {}
-        self._cache: Recent[tuple, dict[int, float]] = Recent(CACHED_TERMS)
-        self._field_cache: Recent[tuple, dict[int, float]] = Recent(CACHED_FIELD_TERMS)
-        self._pairs: Recent[tuple, frozenset[int]] = Recent(CACHED_PAIRS)
+        self._cache: Recent[tuple, dict[int, float]] = Recent(CACHED_TERMS, CACHED_TERM_BYTES)
+        self._field_cache: Recent[tuple, dict[int, float]] = Recent(CACHED_FIELD_TERMS, CACHED_FIELD_BYTES)
+        self._pairs: Recent[tuple, frozenset[int]] = Recent(CACHED_PAIRS, CACHED_PAIR_BYTES)
         self._means: dict[str, float] = {}
-        self._word_docs: Recent[tuple[wq.Query, ...], frozenset[int]] = Recent(CACHED_WORDS)
+        self._word_docs: Recent[tuple[wq.Query, ...], frozenset[int]] = Recent(CACHED_WORDS, CACHED_WORD_BYTES)
         self._check: Callable[[], None] = _unlimited
 
     @staticmethod

@@ -2,6 +2,7 @@
 papers each query matches checked against the query's boolean meaning over the posting lists."""
 
 import random
+from itertools import pairwise
 from math import log
 
 import pytest
@@ -268,3 +269,43 @@ def test_a_prefix_typed_again_is_answered_without_reading_postings(engine_over, 
     again = engine.search(SearchRequest("gra", partial=True))
     assert read == []
     assert again.hits == first.hits and again.total == first.total
+
+
+def test_the_kept_scores_are_bounded_in_bytes_through_a_session(engine_over, monkeypatch):
+    """A common word's kept scores take megabytes at 100,000 papers: kept by count alone (4,096
+    words), a session of 1,000 searches grew the app to 464 MB. Here the bounds are made small, and
+    a session searching hundreds of words each in hundreds of papers holds no more than them."""
+    import tracemalloc
+
+    from search.query import scoring
+
+    budgets = {"CACHED_TERM_BYTES": 60_000, "CACHED_FIELD_BYTES": 30_000}
+    budgets |= {"CACHED_PAIR_BYTES": 10_000, "CACHED_WORD_BYTES": 10_000}
+    for name, value in budgets.items():
+        monkeypatch.setattr(scoring, name, value)
+    words = [f"topic{n}" for n in range(150)]
+    papers = [
+        {"id": f"p{i}", "title": f"Paper {i}", "abstract": " ".join(words[j] for j in range(150) if (i + j) % 3)}
+        for i in range(300)
+    ]
+    engine = engine_over({"many.json": papers})
+    first = engine.search(SearchRequest(f"{words[0]} {words[1]}", limit=5))
+    scorer = engine.runner._scorer
+    tracemalloc.start()
+    try:
+        before, _ = tracemalloc.get_traced_memory()
+        for a, b in pairwise(words):
+            engine.search(SearchRequest(f"{a} {b}", limit=5))
+        grown = tracemalloc.get_traced_memory()[0] - before
+        one = scorer._compute(words[5].encode(), ("abstract",))  # as large as any word's kept scores
+        measured = tracemalloc.get_traced_memory()[0] - before - grown
+    finally:
+        tracemalloc.stop()
+    # The bounds, plus what other caches keep by count (the parser's queries: small entries).
+    assert grown < sum(budgets.values()) + 250_000
+    assert measured <= scoring.weight(one)  # what a cache counts for an entry is no less than it takes
+    for cache in (scorer._cache, scorer._field_cache, scorer._pairs, scorer._word_docs):
+        assert cache.bytes == sum(scoring.weight(value) for value in cache.values())
+        assert cache.bytes <= cache.budget or len(cache) == 1  # the newest is kept whatever it weighs
+    again = engine.search(SearchRequest(f"{words[0]} {words[1]}", limit=5))
+    assert again.hits == first.hits and again.total == first.total  # scores forgotten are computed alike
