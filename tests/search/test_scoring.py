@@ -309,3 +309,70 @@ def test_the_kept_scores_are_bounded_in_bytes_through_a_session(engine_over, mon
         assert cache.bytes <= cache.budget or len(cache) == 1  # the newest is kept whatever it weighs
     again = engine.search(SearchRequest(f"{words[0]} {words[1]}", limit=5))
     assert again.hits == first.hits and again.total == first.total  # scores forgotten are computed alike
+
+
+def results_ranking_every_match(engine, request, monkeypatch):
+    """The request's result with every match scored and heaped (top_words turned off)."""
+    with monkeypatch.context() as patched:
+        patched.setattr(TermScorer, "top_words", lambda *_args, **_kwargs: None)
+        return engine.search(request)
+
+
+TYPED = ["kv cache", "large language models", "graph neural network", "meta learning few shot", "diffusion"]
+
+
+def assert_top_words_ranks_as_every_match(engine, monkeypatch, queries):
+    used = []
+    top_words = TermScorer.top_words
+    monkeypatch.setattr(
+        TermScorer, "top_words", lambda *args, **kwargs: used.append(top_words(*args, **kwargs)) or used[-1]
+    )
+    for text in queries:
+        for limit in (1, 3, 40):
+            request = SearchRequest(text, limit=limit, partial=True)
+            found, expected = engine.search(request), results_ranking_every_match(engine, request, monkeypatch)
+            assert (found.hits, found.total, found.all_words, found.any_words) == (
+                expected.hits,
+                expected.total,
+                expected.all_words,
+                expected.any_words,
+            ), (text, limit)
+    assert sum(top is not None for top in used) > len(used) / 2  # the queries typing makes take it
+
+
+def test_the_best_found_without_scoring_every_match_are_the_same(seed_engine, monkeypatch):
+    """A keystroke's search finds its best matches by the threshold algorithm (top_words): the same
+    papers, scores, order and counts as scoring every match, whatever is typed or filtered."""
+    typed = [text[:end] for text in TYPED for end in range(1, len(text) + 1) if not text[:end].endswith(" ")]
+    extra = [
+        "graph graph",
+        "title:language model",
+        "author:chen graph",
+        "has:code diffusion",
+        "graph match:all network",
+    ]
+    assert_top_words_ranks_as_every_match(seed_engine, monkeypatch, typed + extra + SEED_QUERIES)
+
+
+def test_the_best_found_without_scoring_every_match_are_the_same_over_real_lists(real_engine, monkeypatch):
+    typed = [text[:end] for text in TYPED for end in range(3, len(text) + 1) if not text[:end].endswith(" ")]
+    extra = ["list:iclr2018 graph neural", "is:oral diffusion models", "model match:all", "neural network neural"]
+    assert_top_words_ranks_as_every_match(real_engine, monkeypatch, typed + extra + REAL_QUERIES)
+
+
+def test_a_search_superseded_while_it_ranks_stops_before_it_merges(seed_engine, monkeypatch):
+    """The app cancels a keystroke's search when the next key comes: one whose words' scores are
+    read stops at the next round of the threshold algorithm, its matches never merged."""
+    import threading
+
+    cancelled = threading.Event()
+    merged = []
+    threshold = TermScorer._threshold
+
+    def typed_on(self, *args):
+        cancelled.set()  # the next key, while this search ranks
+        return merged.append(1) or threshold(self, *args)
+
+    monkeypatch.setattr(TermScorer, "_threshold", typed_on)
+    result = seed_engine.search(SearchRequest("graph neural", partial=True), cancel=cancelled)
+    assert merged == [1] and result.total == 0 and "search cancelled" in result.notice
