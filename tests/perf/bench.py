@@ -154,6 +154,7 @@ SCALED_NAMES = {
     "startup_s": "startup_{}_s",
     "build_s": "build_{}_s",
     "search_vs_fts5_p95": "search_vs_fts5_{}_p95",
+    "tantivy_p95_ms": "tantivy_{}_p95_ms",
     "changed_startup_s": "changed_startup_{}_s",
     "changed_rss_mb": "changed_rss_{}_mb",
     "session_rss_mb": "session_rss_{}_mb",
@@ -282,6 +283,55 @@ def bench_fts5(engine: SearchEngine, repeats: int) -> dict:
             [engine.row(pid).headline for (pid,) in hits]
             timings.append((time.perf_counter() - started) * 1000)
     return {"fts5_p50_ms": percentile(timings, 50), "fts5_p95_ms": percentile(timings, 95)}
+
+
+def bench_tantivy(engine: SearchEngine, repeats: int) -> dict:
+    """tantivy (an optional benchmark dependency: `pip install tantivy`) over the same documents
+    as FTS5, stemmed English, one thread: its build and its search p50 / p95 for the same queries
+    (its lenient parser; `author:` as `authors:`). Empty when it is not installed."""
+    try:
+        import tantivy
+    except ImportError:
+        return {}
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field("id", stored=True, tokenizer_name="raw")
+    fields = ("name", "title", "abstract", "authors", "keywords", "venue")
+    for name in fields:
+        builder.add_text_field(name, tokenizer_name="en_stem")
+    index = tantivy.Index(builder.build())
+    started = time.perf_counter()
+    writer = index.writer(heap_size=200_000_000, num_threads=1)
+    for paper in engine.papers:
+        description = engine.describe(paper.id)
+        writer.add_document(
+            tantivy.Document(
+                id=paper.id,
+                name=description.name or "",
+                title=paper.title or "",
+                abstract=description.rendered.text,
+                authors="; ".join(paper.authors),
+                keywords="; ".join(paper.keywords),
+                venue=paper.venue or "",
+            )
+        )
+    writer.commit()
+    writer.wait_merging_threads()
+    index.reload()
+    build_s = time.perf_counter() - started
+    searcher = index.searcher()
+    timings = []
+    for _ in range(repeats):
+        for query in QUERIES:
+            started = time.perf_counter()
+            parsed, _ = index.parse_query_lenient(query.replace("author:", "authors:"), list(fields))
+            hits = searcher.search(parsed, 30).hits
+            [engine.row(searcher.doc(address)["id"][0]).headline for _, address in hits]
+            timings.append((time.perf_counter() - started) * 1000)
+    return {
+        "tantivy_build_s": build_s,
+        "tantivy_p50_ms": percentile(timings, 50),
+        "tantivy_p95_ms": percentile(timings, 95),
+    }
 
 
 def bench_markup(engine: SearchEngine) -> dict:
@@ -575,6 +625,7 @@ def main() -> int:
     figures.update(bench_fts5(engine, repeats))
     figures["search_vs_fts5_p50"] = figures["search_p50_ms"] / max(figures["fts5_p50_ms"], 1e-6)
     figures["search_vs_fts5_p95"] = figures["search_p95_ms"] / max(figures["fts5_p95_ms"], 1e-6)
+    figures.update(bench_tantivy(engine, repeats))
     figures.update(bench_markup(engine))
     figures.update(bench_keystrokes(engine, TYPED[:2] if args.quick else TYPED))
     engine.close()
@@ -596,7 +647,8 @@ def main() -> int:
         # The same figures under the names the 100k targets use (add_100k_s, rss_100k_mb, ...).
         size = f"{args.scale // 1000}k" if args.scale >= 1000 else str(args.scale)
         for key, name in SCALED_NAMES.items():
-            figures[name.format(size)] = figures[key]
+            if key in figures:  # tantivy only when installed
+                figures[name.format(size)] = figures[key]
     shutil.rmtree(workdir, ignore_errors=True)
 
     print(f"iclr-reader benchmark: {figures['n_papers']:,} papers" + (" (quick)" if args.quick else ""))
@@ -612,6 +664,17 @@ def main() -> int:
             "SQLite FTS5 p50 / p95",
             f"{figures['fts5_p50_ms']:.1f} / {figures['fts5_p95_ms']:.1f} ms",
             f"ours/FTS5 {figures['search_vs_fts5_p50']:.1f}x / {figures['search_vs_fts5_p95']:.1f}x",
+        ),
+        *(
+            [
+                (
+                    "tantivy p50 / p95 (optional)",
+                    f"{figures['tantivy_p50_ms']:.1f} / {figures['tantivy_p95_ms']:.1f} ms",
+                    f"its build {figures['tantivy_build_s']:.2f} s, one thread, the same documents",
+                )
+            ]
+            if "tantivy_p50_ms" in figures
+            else []
         ),
         (
             "keystroke to repaint p50 / p95",
