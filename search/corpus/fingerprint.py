@@ -10,7 +10,8 @@ instead of reading every abstract again (at 100,000 papers that was 0.3 s of CPU
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Mapping, Sequence
 
 from search.models import Paper
 
@@ -30,6 +31,32 @@ def fingerprint(papers: Sequence[Paper]) -> str:
         values.append("")
         content.update("\0".join(values).encode("utf-8", "surrogatepass"))
     return content.hexdigest()
+
+
+class BySource(Mapping[str, str]):
+    """Each corpus file's fingerprint (by_source), computed when first asked for: not before the
+    app's first frame (at 100,000 papers hashing every abstract takes a few tenths of a second),
+    but by the index's opening or the saving of the corpus, whichever comes first, once."""
+
+    def __init__(self, papers: Sequence[Paper]) -> None:
+        self._papers: Sequence[Paper] | None = papers
+        self._found: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def _computed(self) -> dict[str, str]:
+        with self._lock:
+            if self._papers is not None:
+                self._found, self._papers = by_source(self._papers), None
+            return self._found
+
+    def __getitem__(self, source: str) -> str:
+        return self._computed()[source]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._computed())
+
+    def __len__(self) -> int:
+        return len(self._computed())
 
 
 def by_source(papers: Sequence[Paper]) -> dict[str, str]:

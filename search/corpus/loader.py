@@ -48,9 +48,9 @@ class Corpus:
     aliases: Mapping[str, str] = field(default_factory=dict)
     """The id of each paper merged into another -> the id it is kept under."""
     fingerprints: Mapping[str, str] = field(default_factory=dict)
-    """Each file's (`source`'s) papers as one digest (fingerprint.py), computed when the files were
-    read: what the file's index shard is found by. Empty for a corpus made otherwise (the index then
-    computes it)."""
+    """Each file's (`source`'s) papers as one digest (fingerprint.py), computed once, when the index
+    is opened or the corpus saved, and saved with it: what the file's index shard is found by.
+    Empty for a corpus made otherwise (the index then computes it)."""
 
 
 def load_corpus(
@@ -111,14 +111,14 @@ def load_corpus(
         merged.duplicates,
         tuple(problems),
         merged.aliases,
-        fingerprint.by_source(papers),
+        fingerprint.BySource(papers),
     )
     if keep and key is not None and not problems:
         saved_fields = {field.name: getattr(corpus, field.name) for field in fields(Corpus)}
         if later is None:
-            snapshot.write(key, saved_fields)
+            snapshot.write(key, {**saved_fields, "fingerprints": dict(corpus.fingerprints)})
         else:
-            later.append(lambda: snapshot.write(key, saved_fields))
+            later.append(lambda: snapshot.write(key, {**saved_fields, "fingerprints": dict(corpus.fingerprints)}))
     return corpus
 
 

@@ -232,3 +232,21 @@ def test_a_corpus_without_fingerprints_still_finds_its_shards(tmp_path):
     assert SearchEngine(loaded, cache).ensure_index().built
     bare = dataclasses.replace(loaded, fingerprints={})
     assert not SearchEngine(bare, cache).ensure_index().built
+
+
+def test_the_fingerprints_are_computed_once_and_after_the_load(isolated_dirs, tmp_path, monkeypatch):
+    """Hashing every abstract waits for the index's opening (the app's is after its first frame),
+    and the corpus saved for the next start reuses what it computed."""
+    from search.corpus import fingerprint
+
+    computed = []
+    by_source = fingerprint.by_source
+    monkeypatch.setattr(fingerprint, "by_source", lambda papers: computed.append(1) or by_source(papers))
+    lists = [corpus_file(tmp_path, ["Graphs are fun.", "Trees are fun."])]
+    engine = SearchEngine.from_paths(lists, save_later=True)
+    assert computed == []
+    assert engine.ensure_index().built
+    engine.save_for_next_start()
+    assert computed == [1]
+    again = SearchEngine.from_paths(lists)
+    assert not again.ensure_index().built and computed == [1]  # read back with the saved corpus
