@@ -27,8 +27,10 @@ Or was rebuilt. Queries that say how their words combine (AND, OR, NOT, parenthe
 
 Whoosh would walk matcher objects posting by posting, in pure Python: about 70 ms for three
 common words over 10k abstracts. While a user types, the same few words come back on every
-keystroke, so each word's scores are computed once and kept in a dict {docnum: score}, and a
-query is a few dict merges. Anything else (sloppy phrases) is left to Whoosh.
+keystroke, so each word's scores are computed once and kept in a dict {docnum: score} (within a
+budget in bytes), and a query is a few dict merges; a query of words, as typing makes it, does
+not even merge them: its best matches are found by the threshold algorithm over each word's papers
+kept best first (`top_words`). Anything else (sloppy phrases) is left to Whoosh.
 """
 
 from __future__ import annotations
@@ -65,8 +67,8 @@ EVERY_WORD = 0.3
 CACHED_TERMS = 4096
 CACHED_TERM_BYTES = 48 << 20
 """Words' scores kept: at most this many words, and at most this many bytes (see `weight`). A common
-word's scores at 100,000 papers take about 6 MB: bounded by count alone, 4,096 words made a session
-of 1,000 searches grow to 464 MB."""
+word's scores at 100,000 papers take several MB: bounded by count alone, 4,096 words made a session
+of 1,000 searches grow to 464-498 MB (283 MB with these budgets, docs/PERFORMANCE.md)."""
 CACHED_FIELD_TERMS = 256
 CACHED_FIELD_BYTES = 8 << 20
 """One field's share of a word's score: what the word's scores across fields are made of, and the
