@@ -164,7 +164,7 @@ class SearchEngine:
     ) -> IndexStatus:
         """Open each corpus file's index, building the ones that are missing, stale or damaged."""
         root = (self._cache_dir or paths.cache_dir()) / "index"
-        return self._index.open(root, self.papers, on_progress, cancel, rebuild)
+        return self._index.open(root, self.papers, on_progress, cancel, rebuild, self.corpus.fingerprints)
 
     def _describe_paper(self, paper: Paper) -> Description:
         return self.describe(paper.id)

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from search.corpus import snapshot
+from search.corpus import fingerprint, snapshot
 from search.corpus.bundled import bundled_paths, is_bundled, with_facts
 from search.corpus.formats import CorpusError, Parsed, parse
 from search.corpus.formats.common import MAX_LIST_PAPERS, stable_id
@@ -47,6 +47,10 @@ class Corpus:
     """Files left out because they could not be loaded (only with skip_broken)."""
     aliases: Mapping[str, str] = field(default_factory=dict)
     """The id of each paper merged into another -> the id it is kept under."""
+    fingerprints: Mapping[str, str] = field(default_factory=dict)
+    """Each file's (`source`'s) papers as one digest (fingerprint.py), computed once, when the index
+    is opened or the corpus saved, and saved with it: what the file's index shard is found by.
+    Empty for a corpus made otherwise (the index then computes it)."""
 
 
 def load_corpus(
@@ -99,13 +103,22 @@ def load_corpus(
     names = venues or [shown(p.stem) for p in files]
     name = ", ".join(names) if len(names) <= 3 else f"{names[0]}, {names[1]} and {len(names) - 2} more"
     sources = tuple(str(p) for p in files)
-    corpus = Corpus(name, papers, sources, skipped, merged.duplicates, tuple(problems), merged.aliases)
+    corpus = Corpus(
+        name,
+        papers,
+        sources,
+        skipped,
+        merged.duplicates,
+        tuple(problems),
+        merged.aliases,
+        fingerprint.BySource(papers),
+    )
     if keep and key is not None and not problems:
         saved_fields = {field.name: getattr(corpus, field.name) for field in fields(Corpus)}
         if later is None:
-            snapshot.write(key, saved_fields)
+            snapshot.write(key, {**saved_fields, "fingerprints": dict(corpus.fingerprints)})
         else:
-            later.append(lambda: snapshot.write(key, saved_fields))
+            later.append(lambda: snapshot.write(key, {**saved_fields, "fingerprints": dict(corpus.fingerprints)}))
     return corpus
 
 

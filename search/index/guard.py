@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -75,6 +75,7 @@ class GuardedIndex(Generic[R]):
         on_progress: Progress | None = None,
         cancel: threading.Event | None = None,
         rebuild: bool = False,
+        fingerprints: Mapping[str, str] | None = None,
     ) -> IndexStatus:
         """Open the index of `papers` under `root` (ShardedIndex.open: each corpus file's shard,
         building the ones that are missing, stale or damaged, every one with `rebuild`) and read it
@@ -83,7 +84,7 @@ class GuardedIndex(Generic[R]):
         with self._lock:
             if self._index is None or self._index.root != root:
                 self._index = ShardedIndex(root)
-            status = self._index.open(papers, self._describe, on_progress, cancel, rebuild)
+            status = self._index.open(papers, self._describe, on_progress, cancel, rebuild, fingerprints)
             try:
                 self._adopt()
             except Exception as error:

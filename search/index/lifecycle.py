@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,6 +65,8 @@ class ShardedIndex:
         self.opened: OpenedIndex | None = None
         """Every shard, open (None before the first open)."""
         self._locations: tuple[shard.IndexLocation, ...] = ()
+        self._papers: Sequence[Paper] | None = None
+        """The papers the open shards were located for (the same object: nothing to locate again)."""
         self._groups: list[tuple[Paper, ...]] = []
         self._shards: dict[shard.IndexLocation, shard.OpenIndex] = {}
         self._stamps: dict[shard.IndexLocation, shard.Stamps] = {}
@@ -78,13 +80,19 @@ class ShardedIndex:
         on_progress: shard.Progress | None = None,
         cancel: threading.Event | None = None,
         rebuild: bool = False,
+        fingerprints: Mapping[str, str] | None = None,
     ) -> IndexStatus:
         """Open every corpus file's shard, building those that are missing, stale or damaged (every
         file is checked against the checksum its build recorded). With `rebuild`, every shard is
         built again and replaces the one on disk. Shards already open for exactly these papers are
-        kept. Raises IndexCancelled when `cancel` is set during a build."""
-        locations, groups = self._locate(papers)
+        kept: the same papers (the same object) are not even located again. `fingerprints` gives
+        each corpus file's papers' fingerprint, as the corpus computed it (a file without one has
+        its papers read to compute it). Raises IndexCancelled when `cancel` is set during a build."""
+        if self.opened is not None and not rebuild and papers is self._papers:
+            return IndexStatus(False, self._on_disk())
+        locations, groups = self._locate(papers, fingerprints or {})
         if self.opened is not None and not rebuild and locations == self._locations:
+            self._papers = papers
             return IndexStatus(False, self._on_disk())
         found: dict[shard.IndexLocation, shard.OpenIndex | None] = {}
         damaged: set[shard.IndexLocation] = set()
@@ -95,7 +103,9 @@ class ShardedIndex:
                 found[location], broken = shard.open_checked(location)
                 if broken:
                     damaged.add(location)
-        return self._complete(locations, groups, found, damaged, describe, on_progress, cancel)
+        status = self._complete(locations, groups, found, damaged, describe, on_progress, cancel)
+        self._papers = papers
+        return status
 
     def repair(self, describe: Callable[[Paper], Description]) -> IndexStatus | None:
         """After an error while reading the open index (or an id the corpus does not know): check
@@ -174,13 +184,17 @@ class ShardedIndex:
             return ()
         return tuple(location.path for location in self._locations)
 
-    def _locate(self, papers: Sequence[Paper]) -> tuple[tuple[shard.IndexLocation, ...], list[tuple[Paper, ...]]]:
+    def _locate(
+        self, papers: Sequence[Paper], fingerprints: Mapping[str, str]
+    ) -> tuple[tuple[shard.IndexLocation, ...], list[tuple[Paper, ...]]]:
         """Each corpus file's shard location and papers, in corpus order (a file with no papers has none)."""
         by_source: dict[str, list[Paper]] = {}
         for paper in papers:
             by_source.setdefault(paper.source, []).append(paper)
         groups = [tuple(group) for group in by_source.values()]
-        locations = tuple(shard.locate(self.root, source, group) for source, group in zip(by_source, groups))
+        locations = tuple(
+            shard.locate(self.root, source, group, fingerprints.get(source)) for source, group in zip(by_source, groups)
+        )
         return locations, groups
 
 

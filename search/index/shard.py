@@ -25,6 +25,7 @@ from typing import NoReturn
 from whoosh import index as whoosh_index
 from whoosh.filedb.filestore import RamStorage
 
+from search.corpus.fingerprint import fingerprint
 from search.errors import IndexCancelled
 from search.index.analysis import folded
 from search.index.codec import codec
@@ -90,20 +91,15 @@ def forget(root: Path, source: str) -> None:
             shutil.rmtree(entry, ignore_errors=True)
 
 
-def locate(root: Path, source: str, papers: Sequence[Paper]) -> IndexLocation:
+def locate(root: Path, source: str, papers: Sequence[Paper], stored: str | None = None) -> IndexLocation:
     """The index directory for one file's papers; any change of content, schema or version moves it.
 
-    Each corpus file has its own index (a shard), so adding or changing one list re-indexes only it."""
-    set_hash = _source_key(source)
-    content = hashlib.sha256(f"{SCHEMA_VERSION}\0{__version__}\0{MANIFEST_FORMAT}".encode())
-    for paper in papers:
-        # Each value ended by a NUL, one update per paper (one per value took a second at 100,000 papers).
-        values = [paper.id, paper.abstract, paper.title or "", paper.venue or "", *paper.authors, "\1", *paper.keywords]
-        if paper.github:  # decides has_code in the stored rows (a merged paper may take it from another list)
-            values.append("\2" + paper.github)
-        values.append("")
-        content.update("\0".join(values).encode("utf-8", "surrogatepass"))
-    return IndexLocation(root, set_hash, content.hexdigest()[:16])
+    Each corpus file has its own index (a shard), so adding or changing one list re-indexes only it.
+    The content is the papers' fingerprint: `stored`, the one the corpus computed when it read the
+    file (search/corpus/fingerprint.py), else computed now (which reads every abstract)."""
+    content = stored if stored is not None else fingerprint(papers)
+    key = hashlib.sha256(f"{SCHEMA_VERSION}\0{__version__}\0{MANIFEST_FORMAT}\0{content}".encode())
+    return IndexLocation(root, _source_key(source), key.hexdigest()[:16])
 
 
 @dataclass(frozen=True)

@@ -211,6 +211,15 @@ class QueryRunner:
         terms = tuple(dict.fromkeys(_decode(t) for field, t in query.iter_all_terms() if field != "id"))
         ids = self._id_column
         if TermScorer.handles(query):
+            # Words as typing makes them (prefixes completed): the best found without scoring every match.
+            top = self._scorer.top_words(query, clauses, max(1, limit), allowed, all_words, budget.check)
+            if top is not None:
+                budget.check()  # a search superseded meanwhile stops here, before its hits are made
+                found = [
+                    Hit(_decode(ids[doc]), score, _matched(top.leaves, doc) if hit_terms else ())
+                    for doc, score in top.best
+                ]
+                return _Found(tuple(found), top.total, terms, top.with_all, top.with_any)
             # Words, prefixes, fuzzy terms, fields and booleans: ranked from cached per-term scores.
             ranked = self._scorer.rank(query, budget.check)
             if clauses:

@@ -27,20 +27,23 @@ Or was rebuilt. Queries that say how their words combine (AND, OR, NOT, parenthe
 
 Whoosh would walk matcher objects posting by posting, in pure Python: about 70 ms for three
 common words over 10k abstracts. While a user types, the same few words come back on every
-keystroke, so each word's scores are computed once and kept in a dict {docnum: score}, and a
-query is a few dict merges. Anything else (sloppy phrases) is left to Whoosh.
+keystroke, so each word's scores are computed once and kept in a dict {docnum: score} (within a
+budget in bytes), and a query is a few dict merges; a query of words, as typing makes it, does
+not even merge them: its best matches are found by the threshold algorithm over each word's papers
+kept best first (`top_words`). Anything else (sloppy phrases) is left to Whoosh.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
-from heapq import nlargest
+from collections.abc import Callable, Iterable, Sequence, Set, Sized
+from heapq import heappush, heapreplace, nlargest
 from itertools import pairwise
 from math import log
 from operator import itemgetter
-from typing import TypeVar
+from sys import getsizeof
+from typing import NamedTuple, TypeVar
 
 from whoosh import query as wq
 from whoosh.codec.whoosh3 import LENGTHS_COLUMN, W3LeafMatcher
@@ -62,24 +65,56 @@ ADJACENT = 0.25
 EVERY_WORD = 0.3
 """A paper with every word of a query of plain words scores this much more (a share of its score)."""
 CACHED_TERMS = 4096
+CACHED_TERM_BYTES = 48 << 20
+"""Words' scores kept: at most this many words, and at most this many bytes (see `weight`). A common
+word's scores at 100,000 papers take several MB: bounded by count alone, 4,096 words made a session
+of 1,000 searches grow to 464-498 MB (283 MB with these budgets, docs/PERFORMANCE.md)."""
 CACHED_FIELD_TERMS = 256
+CACHED_FIELD_BYTES = 8 << 20
 """One field's share of a word's score: what the word's scores across fields are made of, and the
 papers two words standing together are looked for in."""
 CACHED_PAIRS = 256
+CACHED_PAIR_BYTES = 4 << 20
 """Papers where two words stand together, or a phrase's words do, per pair or phrase."""
 CACHED_WORDS = 64
+CACHED_WORD_BYTES = 8 << 20
 """Papers per word of a query (`with_every`): the words typed before stay while the next is typed."""
+CACHED_IMPACT_BYTES = 8 << 20
+"""Words' papers in the order of their scores, best first (`top_words`): a pointer per paper."""
+TOP_WORDS_LIMIT = 1000
+"""`top_words` finds up to this many best matches; more are ranked by scoring every match."""
+
+_ENTRY_BYTES = 24
+"""What one more paper in a cached dict costs beyond its table slot: its score (a float object, 24
+bytes; the docnums' ints are shared, TermScorer._docnums). A set's entries are counted so too."""
 
 
 _score = itemgetter(1)
 
 
-class Recent(OrderedDict[Key, Value]):
-    """A mapping that keeps its `size` most recently used entries (the words typed lately)."""
+def weight(value: Sized) -> int:
+    """The bytes a cached dict {docnum: score} or set of docnums holds: its table and, for each
+    entry, a float of its own (an overcount for a set, and where scores are shared). For a word's
+    (scores, papers best first), the list's pointers: its ints are the scores' keys."""
+    if type(value) is tuple:
+        return getsizeof(value[1])
+    return getsizeof(value) + len(value) * _ENTRY_BYTES
 
-    def __init__(self, size: int) -> None:
+
+class Recent(OrderedDict[Key, Value]):
+    """A mapping that keeps its most recently used entries (the words typed lately): at most `size`
+    of them, and when `budget` is given at most that many bytes by `weight` (the newest is kept
+    whatever it weighs, until the next one comes)."""
+
+    def __init__(self, size: int, budget: int | None = None) -> None:
         super().__init__()
         self.size = size
+        self.budget = budget
+        self.bytes = 0
+        """The entries' weight, when there is a budget."""
+        self._weights: dict[Key, int] = {}
+        self.forgotten: Callable[[Value], object] | None = None
+        """Called with each value forgotten to keep within the bounds."""
 
     def recall(self, key: Key) -> Value | None:
         """The value kept for key, now the most recent; None when there is none."""
@@ -89,11 +124,23 @@ class Recent(OrderedDict[Key, Value]):
         return value
 
     def keep(self, key: Key, value: Value) -> Value:
-        """Keep value for key, forgetting the least recent entry past `size`; returns value."""
+        """Keep value for key, forgetting the least recent entries past `size` or `budget`; returns value."""
         self[key] = value
-        if len(self) > self.size:
-            self.popitem(last=False)
+        self.move_to_end(key)
+        if self.budget is not None:
+            self.bytes += weight(value) - self._weights.get(key, 0)  # type: ignore[arg-type]
+            self._weights[key] = weight(value)  # type: ignore[arg-type]
+        while len(self) > self.size or (self.budget is not None and self.bytes > self.budget and len(self) > 1):
+            oldest, forgotten = self.popitem(last=False)
+            self.bytes -= self._weights.pop(oldest, 0)
+            if self.forgotten is not None:
+                self.forgotten(forgotten)
         return value
+
+    def forget(self, key: Key) -> None:
+        """Forget the entry for key, if there is one."""
+        if self.pop(key, None) is not None:
+            self.bytes -= self._weights.pop(key, 0)
 
 
 class Ranked:
@@ -113,6 +160,21 @@ class Ranked:
         self.parts = parts or []
 
 
+class Top(NamedTuple):
+    """A query of words' best matches, found without scoring every match (TermScorer.top_words)."""
+
+    best: list[tuple[int, float]]
+    """The best (docnum, score), ties in index order."""
+    total: int
+    """How many papers match (with `all_words`: how many have every word)."""
+    with_all: int | None
+    """For a query of words (clauses given): how many matches have every word; else None."""
+    with_any: int | None
+    """For a query of words: how many have any; else None."""
+    leaves: list[tuple[str, str, dict[int, float]]]
+    """Each word's field, text and scores: which words each hit matched."""
+
+
 class TermScorer:
     """Per-term BM25F scores for one open reader, cached across queries."""
 
@@ -120,12 +182,18 @@ class TermScorer:
         self._reader = reader
         self._segments = list(reader.leaf_readers())
         self._doc_count = reader.doc_count_all() or 1
+        self._docnums = list(range(reader.doc_count_all()))
+        """One int object per docnum, which every cached dict and set shares (28 bytes a paper
+        each would otherwise hold: a third of a common word's kept scores)."""
         self._lengths: dict[tuple[int, str], list[int]] = {}
-        self._cache: Recent[tuple, dict[int, float]] = Recent(CACHED_TERMS)
-        self._field_cache: Recent[tuple, dict[int, float]] = Recent(CACHED_FIELD_TERMS)
-        self._pairs: Recent[tuple, frozenset[int]] = Recent(CACHED_PAIRS)
+        self._cache: Recent[tuple, dict[int, float]] = Recent(CACHED_TERMS, CACHED_TERM_BYTES)
+        self._field_cache: Recent[tuple, dict[int, float]] = Recent(CACHED_FIELD_TERMS, CACHED_FIELD_BYTES)
+        self._pairs: Recent[tuple, frozenset[int]] = Recent(CACHED_PAIRS, CACHED_PAIR_BYTES)
         self._means: dict[str, float] = {}
-        self._word_docs: Recent[tuple[wq.Query, ...], frozenset[int]] = Recent(CACHED_WORDS)
+        self._word_docs: Recent[tuple[wq.Query, ...], frozenset[int]] = Recent(CACHED_WORDS, CACHED_WORD_BYTES)
+        self._impacts: Recent[int, tuple[dict[int, float], list[int]]] = Recent(CACHED_TERMS, CACHED_IMPACT_BYTES)
+        """id(a word's scores) -> (the scores, their papers best first); forgotten with the scores."""
+        self._cache.forgotten = lambda scores: self._impacts.forget(id(scores))
         self._check: Callable[[], None] = _unlimited
 
     @staticmethod
@@ -182,6 +250,166 @@ class TermScorer:
             if len(picked) < wanted or picked[-1][1] != picked[limit - 1][1]:
                 return sorted(picked, key=lambda item: (-item[1], item[0]))[:limit]
             wanted *= 2
+
+    # -- the best matches of a query of words, without scoring every match ------------------------
+
+    def top_words(
+        self,
+        query: wq.Query,
+        clauses: tuple[tuple[int, ...], ...] | None,
+        limit: int,
+        allowed: set[int] | None = None,
+        all_words: bool = False,
+        check: Callable[[], None] | None = None,
+    ) -> Top | None:
+        """What rank, add_adjacency, with_every, reward_every_word and top give for a query of words
+        (an Or of terms, as typing makes), without merging every matching paper's scores or heaping
+        them: each word's papers are read best first (kept in that order), each paper seen scored
+        whole, until the `limit`th best scores more than any paper not seen yet can (the threshold
+        algorithm: every word's score at the depth read, the adjacency bonus and the every-word
+        factor at their most). Counts are the sizes of the words' sets of papers. None for any
+        other query (Whoosh's ranking, or rank, answers it). Scores are added in the order rank
+        adds them, so they are the same floats and ties break alike."""
+        if not 0 < limit <= TOP_WORDS_LIMIT:
+            return None
+        if type(query) is wq.Term:
+            terms = [query]
+        elif type(query) is wq.Or and query.boost == 1.0:
+            terms = list(query.subqueries)
+        else:
+            return None
+        if not terms or any(type(term) is not wq.Term or term.boost != 1.0 for term in terms):
+            return None
+        if clauses is not None and len({_word_key(term) for term in terms}) != len(
+            {(_word_key(terms[at]), number) for number, clause in enumerate(clauses) for at in clause}
+        ):
+            return None  # a word in two clauses: its scores' papers are not one clause's
+        self._check = check or _unlimited
+        try:
+            return self._top_words(query, terms, clauses, limit, allowed, all_words)
+        finally:
+            self._check = _unlimited
+
+    def _top_words(
+        self,
+        query: wq.Query,
+        terms: list[wq.Term],
+        clauses: tuple[tuple[int, ...], ...] | None,
+        limit: int,
+        allowed: set[int] | None,
+        all_words: bool,
+    ) -> Top:
+        leaves: list[tuple[str, str, dict[int, float]]] = []
+        words = self._words(terms, leaves)
+        of_key = dict(zip(dict.fromkeys(map(_word_key, terms)), words))
+        with_all = with_any = None
+        every: frozenset[int] | None = None
+        pairs: list[tuple[frozenset[int], dict[int, float], dict[int, float]]] = []
+        if clauses:
+            docs = []
+            for clause in clauses:
+                key = tuple(query.subqueries[at] for at in clause) if type(query) is wq.Or else (query,)
+                found = self._word_docs.recall(key)
+                if found is None:
+                    keys = dict.fromkeys(_word_key(terms[at]) for at in clause)
+                    found = self._word_docs.keep(key, frozenset().union(*(of_key[key] for key in keys)))
+                docs.append(found)
+            self._check()
+            ordered = sorted(docs, key=len)
+            every = ordered[0].intersection(*ordered[1:])
+            matched: Set[int] = docs[0] if len(docs) == 1 else frozenset().union(*docs)
+            if allowed is not None:
+                every, matched = every.intersection(allowed), matched & allowed
+            with_all, with_any = len(every), len(matched)
+            total = with_all if all_words else with_any
+            if type(query) is wq.Or:
+                clause_words = [self._clause_word(query, clause) for clause in clauses]
+                for first, second in pairwise(clause_words):
+                    if first is None or second is None or first[0] == second[0]:
+                        continue
+                    self._check()
+                    together = self._together(first[0], second[0])
+                    if together:
+                        pairs.append((together, self.word_scores(*first), self.word_scores(*second)))
+        else:
+            matched = words[0].keys() if len(words) == 1 else frozenset().union(*words)
+            total = len(matched) if allowed is None else len(allowed.intersection(matched))
+        factor = 1 + EVERY_WORD if clauses and len(clauses) >= 2 else None
+        best = self._threshold(words, pairs, every, factor, limit, allowed, all_words and every is not None)
+        return Top(best, total, with_all, with_any, leaves)
+
+    def _threshold(
+        self,
+        words: list[dict[int, float]],
+        pairs: list[tuple[frozenset[int], dict[int, float], dict[int, float]]],
+        every: frozenset[int] | None,
+        factor: float | None,
+        limit: int,
+        allowed: set[int] | None,
+        all_words: bool,
+    ) -> list[tuple[int, float]]:
+        """The best `limit` papers by the threshold algorithm (top_words)."""
+        orders = [self._best_first(scores) for scores in words]
+        depth = 0
+        longest = max(map(len, orders))
+        seen: set[int] = set()
+        kept: list[tuple[float, int]] = []  # a heap of the best (score, -docnum): the worst on top
+        step = max(64, limit)
+        while depth < longest:
+            self._check()
+            for order in orders:
+                for doc in order[depth : depth + step]:
+                    if doc in seen:
+                        continue
+                    seen.add(doc)
+                    if (allowed is not None and doc not in allowed) or (all_words and doc not in every):  # type: ignore[operator]
+                        continue
+                    score = 0.0
+                    for scores in words:
+                        value = scores.get(doc)
+                        if value is not None:
+                            score += value
+                    for together, first, second in pairs:
+                        if doc in together:
+                            score += ADJACENT * (first.get(doc, 0.0) + second.get(doc, 0.0))
+                    if factor is not None and doc in every:  # type: ignore[operator]
+                        score *= factor
+                    item = (score, -doc)
+                    if len(kept) < limit:
+                        heappush(kept, item)
+                    elif item > kept[0]:
+                        heapreplace(kept, item)
+            depth += step
+            if len(kept) < limit:
+                continue
+            at = [scores[order[depth]] if depth < len(order) else 0.0 for scores, order in zip(words, orders)]
+            bound = sum(at)
+            for _, first, second in pairs:
+                bound += ADJACENT * (self._at_most(first, words, at) + self._at_most(second, words, at))
+            if factor is not None:
+                bound *= factor
+            if kept[0][0] > bound * (1 + 1e-9):  # no paper not seen can reach the last kept, nor tie it
+                break
+        return [(-negative, score) for score, negative in sorted(kept, reverse=True)]
+
+    @staticmethod
+    def _at_most(scores: dict[int, float], words: list[dict[int, float]], at: list[float]) -> float:
+        """The most a paper not seen yet can score in `scores`: the depth's score where they are one
+        of the words' (the same object), else their best."""
+        for number, word in enumerate(words):
+            if word is scores:
+                return at[number]
+        return max(scores.values(), default=0.0)
+
+    def _best_first(self, scores: dict[int, float]) -> list[int]:
+        """The papers of a word's scores, best first, kept while the scores are."""
+        key = id(scores)
+        kept = self._impacts.recall(key)
+        if kept is not None and kept[0] is scores:
+            return kept[1]
+        order = sorted(scores, key=scores.__getitem__, reverse=True)
+        self._impacts.keep(key, (scores, order))
+        return order
 
     # -- evaluation ---------------------------------------------------------------------------
 
@@ -286,7 +514,7 @@ class TermScorer:
             for doc in local:
                 rest = [set(word_positions[doc]) for word_positions in positions[1:]]
                 if any(all(start + i in later for i, later in enumerate(rest, 1)) for start in positions[0][doc]):
-                    found.append(offset + doc)
+                    found.append(self._docnums[offset + doc])
         return found
 
     # -- adjacent words -----------------------------------------------------------------------
@@ -389,6 +617,7 @@ class TermScorer:
         norm = B / self._mean_length(field)
         base = 1 - B
         tf: dict[int, float] = {}
+        docnums = self._docnums
         for number, (segment, offset) in enumerate(self._segments):
             self._check()
             try:
@@ -397,7 +626,7 @@ class TermScorer:
                 continue
             lengths = self._segment_lengths(number, segment, field)
             for doc, frequency in _postings(postings):
-                tf[offset + doc] = weight * frequency / (base + norm * lengths[doc])
+                tf[docnums[offset + doc]] = weight * frequency / (base + norm * lengths[doc])
         return self._field_cache.keep(key, tf)
 
     def _mean_length(self, field: str) -> float:

@@ -154,6 +154,10 @@ SCALED_NAMES = {
     "startup_s": "startup_{}_s",
     "build_s": "build_{}_s",
     "search_vs_fts5_p95": "search_vs_fts5_{}_p95",
+    "tantivy_p95_ms": "tantivy_{}_p95_ms",
+    "changed_startup_s": "changed_startup_{}_s",
+    "changed_rss_mb": "changed_rss_{}_mb",
+    "session_rss_mb": "session_rss_{}_mb",
 }
 """With --scale, these figures are repeated under the names of the scale's targets (add_100k_s...)."""
 
@@ -279,6 +283,55 @@ def bench_fts5(engine: SearchEngine, repeats: int) -> dict:
             [engine.row(pid).headline for (pid,) in hits]
             timings.append((time.perf_counter() - started) * 1000)
     return {"fts5_p50_ms": percentile(timings, 50), "fts5_p95_ms": percentile(timings, 95)}
+
+
+def bench_tantivy(engine: SearchEngine, repeats: int) -> dict:
+    """tantivy (an optional benchmark dependency: `pip install tantivy`) over the same documents
+    as FTS5, stemmed English, one thread: its build and its search p50 / p95 for the same queries
+    (its lenient parser; `author:` as `authors:`). Empty when it is not installed."""
+    try:
+        import tantivy
+    except ImportError:
+        return {}
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field("id", stored=True, tokenizer_name="raw")
+    fields = ("name", "title", "abstract", "authors", "keywords", "venue")
+    for name in fields:
+        builder.add_text_field(name, tokenizer_name="en_stem")
+    index = tantivy.Index(builder.build())
+    started = time.perf_counter()
+    writer = index.writer(heap_size=200_000_000, num_threads=1)
+    for paper in engine.papers:
+        description = engine.describe(paper.id)
+        writer.add_document(
+            tantivy.Document(
+                id=paper.id,
+                name=description.name or "",
+                title=paper.title or "",
+                abstract=description.rendered.text,
+                authors="; ".join(paper.authors),
+                keywords="; ".join(paper.keywords),
+                venue=paper.venue or "",
+            )
+        )
+    writer.commit()
+    writer.wait_merging_threads()
+    index.reload()
+    build_s = time.perf_counter() - started
+    searcher = index.searcher()
+    timings = []
+    for _ in range(repeats):
+        for query in QUERIES:
+            started = time.perf_counter()
+            parsed, _ = index.parse_query_lenient(query.replace("author:", "authors:"), list(fields))
+            hits = searcher.search(parsed, 30).hits
+            [engine.row(searcher.doc(address)["id"][0]).headline for _, address in hits]
+            timings.append((time.perf_counter() - started) * 1000)
+    return {
+        "tantivy_build_s": build_s,
+        "tantivy_p50_ms": percentile(timings, 50),
+        "tantivy_p95_ms": percentile(timings, 95),
+    }
 
 
 def bench_markup(engine: SearchEngine) -> dict:
@@ -457,6 +510,48 @@ def cold_first_results_seconds(argv: list[str], env: dict, ready: str) -> float:
     return elapsed
 
 
+def bench_changed_start(paths: list[Path], env: dict) -> dict:
+    """The first start after a list changes: one list's last paper gets a new abstract (what a
+    `get` of a newer version does), then the app's first frame and its peak memory, as
+    first_frame_seconds measures them. The list is put back afterwards."""
+    command = str(Path(sys.executable).parent / "iclr-reader")
+    if not Path(command).exists():
+        command = shutil.which("iclr-reader") or command
+    changed = next((path for path in paths if path.suffix == ".json"), None)
+    if changed is None:
+        return {"changed_startup_s": None, "changed_rss_mb": None}
+    original = changed.read_bytes()
+    records = json.loads(original)
+    records[-1] = {**records[-1], "abstract": f"{records[-1]['abstract']} (Revised.)"}
+    changed.write_text(json.dumps(records), encoding="utf-8")
+    n = len(load_corpus(paths).papers)
+    corpus_args = [arg for path in paths for arg in ("--corpus", str(path))]
+    try:
+        seconds, peak = first_frame_seconds([command, *corpus_args], f"{n:,} paper", env, rss=True)
+    finally:
+        changed.write_bytes(original)
+    return {"changed_startup_s": seconds, "changed_rss_mb": peak}
+
+
+def bench_session(paths: list[Path], env: dict, searches: int = 1000) -> dict:
+    """A session of `searches` typed searches through the engine (tests/perf/session.py, in a
+    process of its own on the same cache): the open's CPU, search CPU p50 / p95 and the resident
+    memory at the end."""
+    script = Path(__file__).with_name("session.py")
+    corpus_args = [arg for path in paths for arg in ("--corpus", str(path))]
+    command = [sys.executable, str(script), *corpus_args, "--searches", str(searches)]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    return {
+        "session_searches": figures["searches"],
+        "session_open_cpu_s": figures["open_cpu_s"],
+        "session_reopen_cpu_ms": figures["reopen_cpu_ms"],
+        "session_search_cpu_p50_ms": figures["search_cpu_p50_ms"],
+        "session_search_cpu_p95_ms": figures["search_cpu_p95_ms"],
+        "session_rss_mb": figures["session_rss_mb"],
+    }
+
+
 def bench_startup(paths: list[Path], env: dict, repeats: int, rss: bool) -> dict:
     command = str(Path(sys.executable).parent / "iclr-reader")
     if not Path(command).exists():
@@ -515,6 +610,10 @@ def main() -> int:
             parser.error(f"no corpus given and none found at {PAPERLISTS}")
     if args.scale:
         paths = scaled_corpus(paths, args.scale, workdir)
+    else:  # copies: the first start after a list changes is measured by changing one
+        (workdir / "lists").mkdir()
+        bundled = set(bundled_paths())
+        paths = [path if path in bundled else Path(shutil.copy(path, workdir / "lists")) for path in paths]
     repeats = 1 if args.quick else 3
 
     figures: dict = {}
@@ -526,11 +625,14 @@ def main() -> int:
     figures.update(bench_fts5(engine, repeats))
     figures["search_vs_fts5_p50"] = figures["search_p50_ms"] / max(figures["fts5_p50_ms"], 1e-6)
     figures["search_vs_fts5_p95"] = figures["search_p95_ms"] / max(figures["fts5_p95_ms"], 1e-6)
+    figures.update(bench_tantivy(engine, repeats))
     figures.update(bench_markup(engine))
     figures.update(bench_keystrokes(engine, TYPED[:2] if args.quick else TYPED))
     engine.close()
     figures.update(bench_startup(paths, env, 1 if args.quick else 3, rss=True))
     figures["startup_ratio"] = figures["startup_s"] / figures["textual_floor_s"]
+    figures.update(bench_session(paths, env, 50 if args.quick else 1000))
+    figures.update(bench_changed_start(paths, env))
     if not args.quick and not args.scale and not args.corpus:
         small = bench_startup(bundled_paths(), env, 3, rss=False)
         figures.update(
@@ -545,7 +647,8 @@ def main() -> int:
         # The same figures under the names the 100k targets use (add_100k_s, rss_100k_mb, ...).
         size = f"{args.scale // 1000}k" if args.scale >= 1000 else str(args.scale)
         for key, name in SCALED_NAMES.items():
-            figures[name.format(size)] = figures[key]
+            if key in figures:  # tantivy only when installed
+                figures[name.format(size)] = figures[key]
     shutil.rmtree(workdir, ignore_errors=True)
 
     print(f"iclr-reader benchmark: {figures['n_papers']:,} papers" + (" (quick)" if args.quick else ""))
@@ -561,6 +664,17 @@ def main() -> int:
             "SQLite FTS5 p50 / p95",
             f"{figures['fts5_p50_ms']:.1f} / {figures['fts5_p95_ms']:.1f} ms",
             f"ours/FTS5 {figures['search_vs_fts5_p50']:.1f}x / {figures['search_vs_fts5_p95']:.1f}x",
+        ),
+        *(
+            [
+                (
+                    "tantivy p50 / p95 (optional)",
+                    f"{figures['tantivy_p50_ms']:.1f} / {figures['tantivy_p95_ms']:.1f} ms",
+                    f"its build {figures['tantivy_build_s']:.2f} s, one thread, the same documents",
+                )
+            ]
+            if "tantivy_p50_ms" in figures
+            else []
         ),
         (
             "keystroke to repaint p50 / p95",
@@ -587,6 +701,18 @@ def main() -> int:
             )
         )
     rows += [
+        (
+            "first start after a list changed",
+            f"{figures['changed_startup_s']:.2f} s" if figures["changed_startup_s"] else "n/a",
+            f"peak RSS {figures['changed_rss_mb']:.0f} MB" if figures["changed_rss_mb"] else "no JSON list",
+        ),
+        (
+            f"session of {figures['session_searches']} searches",
+            f"{figures['session_rss_mb']:.0f} MB",
+            f"RSS at the end; search CPU p50 / p95 {figures['session_search_cpu_p50_ms']:.1f} / "
+            f"{figures['session_search_cpu_p95_ms']:.1f} ms; ensure_index again "
+            f"{figures['session_reopen_cpu_ms']:.2f} ms",
+        ),
         (
             "app peak RSS",
             f"{figures['rss_mb']:.0f} MB" if figures["rss_mb"] else "n/a",

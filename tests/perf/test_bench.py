@@ -27,6 +27,10 @@ KEYS = {
     "markup_p50_ms",
     "markup_p99_ms",
     "cold_first_results_s",
+    "changed_startup_s",
+    "changed_rss_mb",
+    "session_rss_mb",
+    "session_search_cpu_p95_ms",
 }
 
 

@@ -2,6 +2,7 @@
 papers each query matches checked against the query's boolean meaning over the posting lists."""
 
 import random
+from itertools import pairwise
 from math import log
 
 import pytest
@@ -268,3 +269,110 @@ def test_a_prefix_typed_again_is_answered_without_reading_postings(engine_over, 
     again = engine.search(SearchRequest("gra", partial=True))
     assert read == []
     assert again.hits == first.hits and again.total == first.total
+
+
+def test_the_kept_scores_are_bounded_in_bytes_through_a_session(engine_over, monkeypatch):
+    """A common word's kept scores take megabytes at 100,000 papers: kept by count alone (4,096
+    words), a session of 1,000 searches grew the app to 464 MB. Here the bounds are made small, and
+    a session searching hundreds of words each in hundreds of papers holds no more than them."""
+    import tracemalloc
+
+    from search.query import scoring
+
+    budgets = {"CACHED_TERM_BYTES": 60_000, "CACHED_FIELD_BYTES": 30_000}
+    budgets |= {"CACHED_PAIR_BYTES": 10_000, "CACHED_WORD_BYTES": 10_000}
+    for name, value in budgets.items():
+        monkeypatch.setattr(scoring, name, value)
+    words = [f"topic{n}" for n in range(150)]
+    papers = [
+        {"id": f"p{i}", "title": f"Paper {i}", "abstract": " ".join(words[j] for j in range(150) if (i + j) % 3)}
+        for i in range(300)
+    ]
+    engine = engine_over({"many.json": papers})
+    first = engine.search(SearchRequest(f"{words[0]} {words[1]}", limit=5))
+    scorer = engine.runner._scorer
+    tracemalloc.start()
+    try:
+        before, _ = tracemalloc.get_traced_memory()
+        for a, b in pairwise(words):
+            engine.search(SearchRequest(f"{a} {b}", limit=5))
+        grown = tracemalloc.get_traced_memory()[0] - before
+        one = scorer._compute(words[5].encode(), ("abstract",))  # as large as any word's kept scores
+        measured = tracemalloc.get_traced_memory()[0] - before - grown
+    finally:
+        tracemalloc.stop()
+    # The bounds, plus what other caches keep by count (the parser's queries: small entries).
+    assert grown < sum(budgets.values()) + 250_000
+    assert measured <= scoring.weight(one)  # what a cache counts for an entry is no less than it takes
+    for cache in (scorer._cache, scorer._field_cache, scorer._pairs, scorer._word_docs):
+        assert cache.bytes == sum(scoring.weight(value) for value in cache.values())
+        assert cache.bytes <= cache.budget or len(cache) == 1  # the newest is kept whatever it weighs
+    again = engine.search(SearchRequest(f"{words[0]} {words[1]}", limit=5))
+    assert again.hits == first.hits and again.total == first.total  # scores forgotten are computed alike
+
+
+def results_ranking_every_match(engine, request, monkeypatch):
+    """The request's result with every match scored and heaped (top_words turned off)."""
+    with monkeypatch.context() as patched:
+        patched.setattr(TermScorer, "top_words", lambda *_args, **_kwargs: None)
+        return engine.search(request)
+
+
+TYPED = ["kv cache", "large language models", "graph neural network", "meta learning few shot", "diffusion"]
+
+
+def assert_top_words_ranks_as_every_match(engine, monkeypatch, queries):
+    used = []
+    top_words = TermScorer.top_words
+    monkeypatch.setattr(
+        TermScorer, "top_words", lambda *args, **kwargs: used.append(top_words(*args, **kwargs)) or used[-1]
+    )
+    for text in queries:
+        for limit in (1, 3, 40):
+            request = SearchRequest(text, limit=limit, partial=True)
+            found, expected = engine.search(request), results_ranking_every_match(engine, request, monkeypatch)
+            assert (found.hits, found.total, found.all_words, found.any_words) == (
+                expected.hits,
+                expected.total,
+                expected.all_words,
+                expected.any_words,
+            ), (text, limit)
+    assert sum(top is not None for top in used) > len(used) / 2  # the queries typing makes take it
+
+
+def test_the_best_found_without_scoring_every_match_are_the_same(seed_engine, monkeypatch):
+    """A keystroke's search finds its best matches by the threshold algorithm (top_words): the same
+    papers, scores, order and counts as scoring every match, whatever is typed or filtered."""
+    typed = [text[:end] for text in TYPED for end in range(1, len(text) + 1) if not text[:end].endswith(" ")]
+    extra = [
+        "graph graph",
+        "title:language model",
+        "author:chen graph",
+        "has:code diffusion",
+        "graph match:all network",
+    ]
+    assert_top_words_ranks_as_every_match(seed_engine, monkeypatch, typed + extra + SEED_QUERIES)
+
+
+def test_the_best_found_without_scoring_every_match_are_the_same_over_real_lists(real_engine, monkeypatch):
+    typed = [text[:end] for text in TYPED for end in range(3, len(text) + 1) if not text[:end].endswith(" ")]
+    extra = ["list:iclr2018 graph neural", "is:oral diffusion models", "model match:all", "neural network neural"]
+    assert_top_words_ranks_as_every_match(real_engine, monkeypatch, typed + extra + REAL_QUERIES)
+
+
+def test_a_search_superseded_while_it_ranks_stops_before_it_merges(seed_engine, monkeypatch):
+    """The app cancels a keystroke's search when the next key comes: one whose words' scores are
+    read stops at the next round of the threshold algorithm, its matches never merged."""
+    import threading
+
+    cancelled = threading.Event()
+    merged = []
+    threshold = TermScorer._threshold
+
+    def typed_on(self, *args):
+        cancelled.set()  # the next key, while this search ranks
+        return merged.append(1) or threshold(self, *args)
+
+    monkeypatch.setattr(TermScorer, "_threshold", typed_on)
+    result = seed_engine.search(SearchRequest("graph neural", partial=True), cancel=cancelled)
+    assert merged == [1] and result.total == 0 and "search cancelled" in result.notice
