@@ -279,8 +279,8 @@ AUTHOR_DELIMITERS = {
 }
 AUTHOR_ACCENTS = {"Tilde": "tilde", "wt": "widetilde", "wh": "widehat", "wb": "bar"}
 _AUTHOR_ALPHABETS = (
-    # \cA, \calH, \mcO -> mathcal; \scO -> mathscr; \bx, \bfX, \vct x -> the letter (bold in the paper).
-    (re.compile(r"(?:c|cal|mc|mcal)([A-Z])|(?:cal|mc|mcal)([a-z])"), "mathcal"),
+    # \cA, \calH, \mcO, \Xcal -> mathcal; \scO -> mathscr; \bx, \bfX, \vct x -> the letter (bold in the paper).
+    (re.compile(r"(?:c|cal|mc|mcal)([A-Z])|(?:cal|mc|mcal)([a-z])|([A-Z])cal"), "mathcal"),
     (re.compile(r"(?:sc|scr)([A-Z])"), "mathscr"),
     (re.compile(r"(?:b|bf|bm|bs|mb|mbf|vct|vec|mat)([A-Za-z])|([A-Za-z])(?:b|bf|bm|vec)"), None),
 )

@@ -138,7 +138,7 @@ _STANDARD = _names(
 )
 # Shorthand whose meaning nearly every paper shares: \\R, \\eps, \\cA, \\bbR, \\bx, \\tO, \\norm...
 _CONVENTIONAL = re.compile(
-    r"[A-Za-z]|([A-Z])\1|(?:c|cal|mc|mcal|sc|scr|bb|mbb|bf|b|bm|bs|vec|vct|mat|t|wt|wh|h)[A-Za-z]|[A-Za-z](?:b|bf|bm|vec)"
+    r"[A-Za-z]|([A-Z])\1|[A-Z]cal|(?:c|cal|mc|mcal|sc|scr|bb|mbb|bf|b|bm|bs|vec|vct|mat|t|wt|wh|h)[A-Za-z]|[A-Za-z](?:b|bf|bm|vec)"
     r"|eps|veps|vareps|Reals?|reals?|Exp|Var|Cov|poly|polylog|opt|OPT|rank|diag|argmax|argmin|sgn|sign|tr|Tr|trace"
     r"|KL|iid|etal|wrt|defeq|eqdef|Tilde|tO|tlO|Ot|Otil|tildeO|softO|bigO|bigOtil|indep|independent"
     r"|norm|abs|set|paren|ceil|floor|inner|ip|SO|SE|SU|GL"

@@ -293,6 +293,8 @@ def test_one_dash_at_a_line_start_is_no_list():
         # nips2018 11397, 11316: `\l(`/`\r)` an author's `\left(`/`\right)`, `\Omegat` a soft Ω
         (r"time of $\mathcal{O}\l(\varepsilon^{-2}\r)$, where", "time of 𝒪(ε⁻²), where"),
         (r"the dependence of $ \Omegat(1/\varepsilon^{d+2})$ is", "the dependence of Ω̃(1/εᵈ⁺²) is"),
+        # colt2015: `\Xcal` as `\cX` and `\calX`
+        (r"a map $f: \Xcal \to \Ycal$ and", "a map f: 𝒳 → 𝒴 and"),
         (r"i.e., #\textedge\over #\textvertex$) is larger", "i.e., #edge/#vertex) is larger"),
     ],
 )
