@@ -80,9 +80,11 @@ _BRACELESS_URL_MACRO = re.compile(r"\\(?:url|href)\s*(?=https?://|www\.)", re.IG
 _HYPERLINK = re.compile(r"\\hyperlink\s*\{([^{}]*)\}")
 _ROMAN = re.compile(r"\\romannumeral\s*(\d{1,4})")
 _BROKEN_URL = re.compile(
-    r"\b((?:https?://|www\.)[\w-]+(?:\.[\w-]+)*\.) ((?:com|org|net|edu|gov|io|ai|co|info|dev|app|me|uk|de|fr|cn|jp)/)"
-    r"|\b((?:https?://|www\.)[\w-]+(?:\.[\w-]+)+/)[ \n]([\w.-]+(?:/[\w.-]+){2,})"  # `google.com/ view/rss-22/home`
-    r"|\b((?:https?://|www\.)(?:www\.)?(?:github\.com|gitlab\.com|bitbucket\.org|huggingface\.co)/)[ \n]([\w.-]+/[\w-])"
+    r"\b(?=https?://|www\.)(?:"  # (one look-ahead first: most places in a text are no URL)
+    r"((?:https?://|www\.)[\w-]+(?:\.[\w-]+)*\.) ((?:com|org|net|edu|gov|io|ai|co|info|dev|app|me|uk|de|fr|cn|jp)/)"
+    r"|((?:https?://|www\.)[\w-]+(?:\.[\w-]+)+/)[ \n]([\w.-]+(?:/[\w.-]+){2,})"  # `google.com/ view/rss-22/home`
+    r"|((?:https?://|www\.)(?:www\.)?(?:github\.com|gitlab\.com|bitbucket\.org|huggingface\.co)/)[ \n]([\w.-]+/[\w-])"
+    r")"
 )
 _TRAILING = ".,;:!?'\"*)$"
 _MARKUP_CHARS = "\\{}$%&#^_~[]"
@@ -222,8 +224,9 @@ def _trim_url(url: str, start: int, wrapper: str = "") -> tuple[str, int]:
 
 
 def rejoin_broken_urls(text: str) -> str:
-    """`https://sites.google. com/view/x`: a space after a host's dot, before its last label and a
-    path, came from a line break in the source; the URL is put back together."""
+    """`https://sites.google. com/view/x`, `https://sites.google.com/ view/a/b`,
+    `https://github.com/\\nowner/repo`: a space after a host's dot or a known host's slash came from
+    a line break in the source; the URL is put back together."""
     if "://" not in text and "www." not in text:
         return text
     return _BROKEN_URL.sub(lambda m: "".join(part for part in m.groups() if part), text)
@@ -440,7 +443,7 @@ class _Converter:
         content = self._expand(group.latex_verbatim()[1:-1])
         if "math" in last_styles:
             return _BRACED_WORD.match(content) is not None
-        if _OPERATOR_END.search(last_text) and content[:1].isalnum():
+        if _OPERATOR_END.search(last_text, max(0, len(last_text) - 12)) and content[:1].isalnum():
             return True  # `polylog{n}`, `log{T}` in prose: an operator's argument (its backslash lost)
         return last_text[-1:].isalpha() and content[:1].isalpha() and (" " in content or "," in content)
 

@@ -20,24 +20,25 @@ from search.text.typography import prose_typography
 MAX_BRACE_DEPTH = 40
 """Deeper nesting is not parsed (pylatexenc recurses per level); the text is shown as written."""
 
-TEX_SINGLE_QUOTE = re.compile(r"(?<![`\w])`([^`'\n]{1,100})'(?!\w)")
+TEX_SINGLE_QUOTE = re.compile(r"`(?<![`\w]`)([^`'\n]{1,100})'(?!\w)")
 MD_CODE = re.compile(r"`([^`\n]{1,120})`")
 # Markdown bold: an opener `**` or `__` takes the nearest closer on its line (see markdown_bold).
-_BOLD_OPENER = re.compile(r"(?<![\\*])\*\*(?=\S)|(?<![\w\\])__(?=\S)")
+_BOLD_OPENER = re.compile(r"\*\*(?<![\\*]\*\*)(?=\S)|__(?<![\w\\]__)(?=\S)")
 _BOLD_CLOSERS = {"*": re.compile(r"(?<=\S)(?=\*\*)"), "_": re.compile(r"(?<=\S)(?=__(?!\w))")}
 _NEWLINE = {"\n": re.compile("\n")}
 _MD_ITALIC = re.compile(
-    r"(?<![\w*\\])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![\w*])"
-    r"|(?<![\w\\}])_(?=[^\s_])([^_\n$]+?)(?<=[^\s_])_(?!\w)"
+    r"\*(?<![\w*\\]\*)(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![\w*])"
+    r"|_(?<![\w\\}]_)(?=[^\s_])([^_\n$]+?)(?<=[^\s_])_(?!\w)"
 )
 # `\\cal M` outside math (its dollars lost upstream): the declaration's letters, as in math.
-_PROSE_ALPHABET = re.compile(r"(?<!\\)\\(cal|frak)\s*([A-Z]+|[a-z])(?![A-Za-z])")
+_PROSE_ALPHABET = re.compile(r"\\(?<!\\\\)(cal|frak)\s*([A-Z]+|[a-z])(?![A-Za-z])")
 _MD_ITALIC_AROUND_MATH = re.compile(
-    r"(?<![^\s(])\*(?=[A-Za-z])([^*\n$]*\$[^*\n]*?[A-Za-z.])\*(?=[\s.,;:!?)]|$)"
-    r"|(?<![^\s(])_(?=[A-Za-z])([^_\n$]*\$[^_\n]*?[A-Za-z.])_(?=[\s.,;:!?)]|$)"
+    r"\*(?<![^\s(]\*)(?=[A-Za-z])([^*\n$]*\$[^*\n]*?[A-Za-z.])\*(?=[\s.,;:!?)]|$)"
+    r"|_(?<![^\s(]_)(?=[A-Za-z])([^_\n$]*\$[^_\n]*?[A-Za-z.])_(?=[\s.,;:!?)]|$)"
 )
 """Markdown emphasis around math opens after a space and closes before one: `_T$ is … $\\ell_{` is math."""
-_MATH_QUOTES = re.compile(r"(?<![\w)}'])''(?=[\\A-Za-z])([^'$]{1,40}?[A-Za-z.])''")
+_MD_ITALIC_OPENER = re.compile(r"(?:^|[\s(])[*_][A-Za-z]")
+_MATH_QUOTES = re.compile(r"''(?<![\w)}']'')(?=[\\A-Za-z])([^'$]{1,40}?[A-Za-z.])''")
 _TYPESET_PRIMES = str.maketrans({"\u201d": "''"})
 _BRACE_OR_ESCAPE = re.compile(r"\\.|[{}]", re.DOTALL)
 _SHORT_SYMBOL = re.compile(r"[A-Za-z][A-Za-z0-9]{0,2}")
@@ -50,22 +51,24 @@ _MATH_LAST = re.compile(r"(?<!\\)[A-Za-z0-9)}\]|']")
 _CUT_MATH = 40
 _PROSE_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
 """Math opened this close to the end of an abstract, and never closed, is where the abstract was cut off."""
-_LITERAL_SPECIALS = re.compile(r"(?<!\\)([%&#])")
-_ESCAPED_TWICE = re.compile(r"(?<!\\)\\\\([%&#])")
+_LITERAL_SPECIALS = re.compile(r"([%&#])(?<!\\[%&#])")
+# (Patterns here start with the character they find, a look-behind after it: one that starts with a
+# look-behind is tried at every position of the text, ten times slower.)
+_ESCAPED_TWICE = re.compile(r"\\\\(?<!\\\\\\)([%&#])")
 _MATH_START = re.compile(r"[\\$]")
 _MATH_CLOSERS = {"(": re.compile(r"\\\)"), "[": re.compile(r"\\\]")}
 # A macro's name as pylatexenc reads it: letters of any script (`\\lnδ` is one name to it).
-_MACRO_NAME = re.compile(r"(?<!\\)\\([^\W\d_]+)")
+_MACRO_NAME = re.compile(r"\\(?<!\\\\)([^\W\d_]+)")
 # Text-mode accents and letters (`\\H{o}`, `\\v{c}`, `\\o`) are not math: in math they are an author's letter.
-_TEXT_LETTER_IN_MATH = re.compile(r"(?<!\\)\\(?:[lr](?=\s*(?:[()\[\]|.]|\\[{}|]))|([HcdbtuvrkjilLoOPS])(?![A-Za-z]))")
+_TEXT_LETTER_IN_MATH = re.compile(r"\\(?<!\\\\)(?:[lr](?=\s*(?:[()\[\]|.]|\\[{}|]))|([HcdbtuvrkjilLoOPS])(?![A-Za-z]))")
 """(`\\l(` and `\\r)`, an author's `\\left(` and `\\right)`, are no letters: sizes, shown as nothing)"""
 # A macro followed by another: the second may be the first's argument (`\\tilde\\mathcal{O}`).
-_MACRO_THEN_MACRO = re.compile(r"(?<!\\)\\([A-Za-z]+)\s*(?=\\[A-Za-z])")
+_MACRO_THEN_MACRO = re.compile(r"\\(?<!\\\\)([A-Za-z]+)\s*(?=\\[A-Za-z])")
 _NAME = re.compile(r"[A-Za-z]+|.", re.DOTALL)
 _ARGUMENT_REACH = 400
 """How far an argument is looked for (`\\tilde\\mathcal{...}`): a bound, so no text costs more than linear."""
 # The next `$` (or `$$`) that no backslash escapes.
-_DOLLAR_CLOSERS = {"$": re.compile(r"(?<!\\)\$"), "$$": re.compile(r"(?<!\\)(?=\$\$)")}
+_DOLLAR_CLOSERS = {"$": re.compile(r"\$(?<!\\\$)"), "$$": re.compile(r"\$(?<!\\\$)(?=\$)")}
 
 
 class TooDeep(Exception):
@@ -221,7 +224,7 @@ def markdown_italic_around_math(text: str) -> str:
         body = match.group(1) or match.group(2)
         return "\\textit{" + body + "}" if body.count("$") % 2 == 0 else match.group()
 
-    return _MD_ITALIC_AROUND_MATH.sub(italic, text)
+    return _MD_ITALIC_AROUND_MATH.sub(italic, text) if _MD_ITALIC_OPENER.search(text) else text
 
 
 def math_quotes(math: str) -> str:
@@ -289,8 +292,8 @@ def unglue_macros(text: str) -> str:
     """Standard macros glued to what follows once their braces were stripped upstream, put back as
     they were written: `\\sqrtT` -> `\\sqrt{T}`, `\\emphsquared` -> `\\emph{squared}`, `\\lnδ` -> `\\ln δ`,
     `\\beginitemize` -> `\\begin{itemize}` (see macros.unglued). One scan; a set look-up per macro."""
-    if "\\" not in text:
-        return text
+    if "\\" not in text or KNOWN_NAMES.issuperset(_MACRO_NAME.findall(text)):
+        return text  # (most texts: every name known, found in one scan at C speed)
     pieces: list[str] = []
     done = 0
     for found in _MACRO_NAME.finditer(text):
@@ -318,12 +321,12 @@ def wrap_macro_arguments(text: str) -> str:
     """`\\tilde\\mathcal{O}` -> `\\tilde{\\mathcal{O}}`, `\\sqrt\\frac{1}{2}` -> `\\sqrt{\\frac{1}{2}}`: TeX
     gives the first macro the second with its arguments; pylatexenc gives it the second's name alone
     (`Õ` became `O`, `√(1/2)` `√(%s/%s)12`)."""
-    if "\\" not in text:
+    if "\\" not in text or not any(_takes_braces(name) for name in set(_MACRO_THEN_MACRO.findall(text))):
         return text
     opens: list[int] = []
     closes: list[int] = []
     for found in _MACRO_THEN_MACRO.finditer(text):
-        if "{" not in argument_spec(found.group(1)).lstrip("*["):
+        if not _takes_braces(found.group(1)):
             continue
         inner = found.end()
         name = _NAME.match(text, inner + 1)
@@ -343,6 +346,11 @@ def wrap_macro_arguments(text: str) -> str:
         pieces += [text[done:at], brace]
         done = at
     return "".join([*pieces, text[done:]])
+
+
+def _takes_braces(name: str) -> bool:
+    """Whether a macro reads a braced argument (`\\tilde`, `\\sqrt`), not only an option or a star."""
+    return "{" in argument_spec(name).lstrip("*[")
 
 
 def _extent(text: str, at: int, limit: int) -> int | None:
