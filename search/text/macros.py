@@ -41,6 +41,8 @@ STYLE_WITH_ARGUMENT = {
     "text": None,
     "mathrm": None,
     "mathsf": None,
+    "pmb": "bold",
+    "mathrel": None,
 }
 TEXT_STYLE_MACROS = {"textbf", "textit", "emph", "textsl", "underline", "uline", "texttt", "textsc", "text", "textrm"}
 STYLE_DECLARATIONS = {
@@ -68,6 +70,8 @@ STYLE_DECLARATIONS = {
     "Large": None,
     "huge": None,
     "normalsize": None,
+    "tiny": None,
+    "scriptsize": None,
 }
 TEXT_SYMBOLS = {
     "%": "%",
@@ -97,6 +101,7 @@ TEXT_SYMBOLS = {
     "LaTeX": "LaTeX",
     "TeX": "TeX",
     "xspace": "",
+    "allowbreak": "",
     "ie": "i.e.",
     "eg": "e.g.",
     "left": "",
@@ -115,6 +120,8 @@ INVISIBLE_IN_MATH = {
     "Bigg",
     "bigl",
     "bigr",
+    "bigm",
+    "Bigm",
     "Bigl",
     "Bigr",
     "biggl",
@@ -124,8 +131,12 @@ INVISIBLE_IN_MATH = {
     "scriptstyle",
     "limits",
     "nolimits",
+    "mleft",
+    "mright",
     "!",
 }
+PROSE_INFIX = {"over": "/", "choose": " choose "}
+"""TeX's infix fractions outside math (its dollars lost upstream): `1\\over 2`, `[d] \\choose 2`."""
 MATH_SYMBOLS = {
     # Standard LaTeX that pylatexenc's tables lack.
     "arg": "arg",
@@ -152,6 +163,7 @@ MATH_SYMBOLS = {
     "models": "⊨",
     "ddagger": "‡",
     "colon": ":",
+    "ne": "≠",
     "mod": " mod ",
     "bmod": " mod ",
 }
@@ -203,12 +215,23 @@ AUTHOR_MACROS = {
     "cf": "cf.",
     "aka": "a.k.a.",
     "tO": "Õ",
+    "tOmega": "Ω̃",
+    "Omegat": "Ω̃",
+    "tildeOmega": "Ω̃",
+    "tTheta": "Θ̃",
+    "Thetat": "Θ̃",
+    "tildeTheta": "Θ̃",
     "tildeO": "Õ",
     "Otil": "Õ",
+    "Otilde": "Õ",
+    "otil": "Õ",
     "bigOtil": "Õ",
     "softO": "Õ",
     "otilde": "Õ",
     "bigO": "O",
+    "bigo": "O",
+    "bigomega": "Ω",
+    "bigtheta": "Θ",
     "tlO": "Õ",
     "Ot": "Õ",
     "PP": "ℙ",
@@ -231,6 +254,7 @@ AUTHOR_MACROS = {
             "argmax",
             "argmin",
             "sgn",
+            "supp",
             "sign",
             "tr",
             "Tr",
@@ -255,8 +279,8 @@ AUTHOR_DELIMITERS = {
 }
 AUTHOR_ACCENTS = {"Tilde": "tilde", "wt": "widetilde", "wh": "widehat", "wb": "bar"}
 _AUTHOR_ALPHABETS = (
-    # \cA, \calH, \mcO -> mathcal; \scO -> mathscr; \bx, \bfX, \vct x -> the letter (bold in the paper).
-    (re.compile(r"(?:c|cal|mc|mcal)([A-Z])|(?:cal|mc|mcal)([a-z])"), "mathcal"),
+    # \cA, \calH, \mcO, \Xcal -> mathcal; \scO -> mathscr; \bx, \bfX, \vct x -> the letter (bold in the paper).
+    (re.compile(r"(?:c|cal|mc|mcal)([A-Z])|(?:cal|mc|mcal)([a-z])|([A-Z])cal"), "mathcal"),
     (re.compile(r"(?:sc|scr)([A-Z])"), "mathscr"),
     (re.compile(r"(?:b|bf|bm|bs|mb|mbf|vct|vec|mat)([A-Za-z])|([A-Za-z])(?:b|bf|bm|vec)"), None),
 )
@@ -285,7 +309,19 @@ def author_macro(name: str, in_math: bool) -> str | None:
     return None
 
 
-MATH_IN_PROSE = {"frac", "dfrac", "tfrac", "sqrt", "binom", "stackrel", "overset", "underset", "xrightarrow", "pmod"}
+MATH_IN_PROSE = {
+    "frac",
+    "dfrac",
+    "tfrac",
+    "nicefrac",
+    "sqrt",
+    "binom",
+    "stackrel",
+    "overset",
+    "underset",
+    "xrightarrow",
+    "pmod",
+}
 """Math macros written outside math (`tilde{O}(sqrt{n})` once its backslashes are back): rendered as math."""
 CITATIONS = {"cite", "citep", "citet", "citealp", "citeauthor", "ref", "eqref", "autoref", "cref", "Cref"}
 MATH_ENVIRONMENTS = {"equation", "equation*", "align", "align*", "math", "displaymath", "eqnarray", "gather"}
@@ -308,6 +344,8 @@ def _context_db() -> macrospec.LatexContextDb:
             macrospec.MacroSpec("dfrac", "{{"),
             macrospec.MacroSpec("tfrac", "{{"),
             macrospec.MacroSpec("cfrac", "{{"),
+            macrospec.MacroSpec("nicefrac", "{{"),
+            macrospec.MacroSpec("sfrac", "{{"),
             macrospec.MacroSpec("sqrt", "[{"),
             macrospec.MacroSpec("footnote", "{"),
             *(
@@ -385,3 +423,110 @@ def chars_of(node) -> str:
     if node.isNodeType(latexwalker.LatexCharsNode):
         return node.chars
     return node.latex_verbatim()
+
+
+# -- macros glued to what follows -------------------------------------------------------------------
+# Lists that stripped an abstract's braces glue a macro to its argument or to the next word: `\sqrtT`,
+# `\mathcalO(n)`, `\emphsquared`, `\beginitemize`, `\lnδ`, `\citeProc:Li_KDD07`. TeX itself would end a
+# name at `δ`; pylatexenc reads every letter into it. Such a name, unknown as a whole, is read as the
+# standard macro it starts with when what follows it can only be that macro's argument or the next token.
+
+STANDARD_NAMES = frozenset(
+    {spec.macroname for db in (L2T_DB, CONTEXT_DB) for spec in db.iter_macro_specs()}
+    | {*STYLE_WITH_ARGUMENT, *STYLE_DECLARATIONS, *TEXT_SYMBOLS, *INVISIBLE_IN_MATH, *MATH_SYMBOLS}
+    | {*MATH_DECLARATIONS, *MATH_ALPHABETS, *MATH_IN_PROSE, *CITATIONS, "begin", "end", "over", "choose"}
+)
+"""The names of LaTeX and its common packages the converter renders (pylatexenc's tables and ours)."""
+KNOWN_NAMES = STANDARD_NAMES | {*AUTHOR_MACROS, *AUTHOR_DELIMITERS, *AUTHOR_ACCENTS}
+ENVIRONMENT_NAMES = frozenset(
+    {spec.environmentname for spec in CONTEXT_DB.iter_environment_specs()} | MATH_ENVIRONMENTS
+)
+_GLUED_WORD = frozenset(
+    {*STYLE_WITH_ARGUMENT, "sqrt", "operatorname", "textsubscript", "textsuperscript", "enquote", "footnote"}
+)
+"""Macros whose whole glued tail is their argument: `\\emphsquared` is `\\emph{squared}`, `\\sqrtKT` `\\sqrt{KT}`."""
+_GLUED_DECLARATIONS = {
+    "em": "emph",
+    "it": "textit",
+    "sl": "textsl",
+    "bf": "textbf",
+    "tt": "texttt",
+    "sc": "textsc",
+    "rm": "textrm",
+    "sf": "textsf",
+}
+"""`{\\em k}-SIIRV` stripped to `\\emk-SIIRV`: one glued letter was the group the declaration styled."""
+_GLUED_FIRST = frozenset({*ACCENTS, *AUTHOR_ACCENTS})
+"""Accents take one letter, as TeX reads them: `\\tildeΘ(n)` is `\\tilde{Θ}(n)`, `\\hatB` `\\hat{B}`."""
+_FRACTIONS = frozenset({"frac", "dfrac", "tfrac", "nicefrac"})
+_SYMBOL_HEADS = STANDARD_NAMES - _GLUED_WORD - set(_GLUED_DECLARATIONS) - CITATIONS - {"begin", "end"}
+"""Heads a second standard name may be glued to (`\\vectheta`, `\\hatbeta`): not those whose argument is prose."""
+_CITE_KEY = re.compile(r"[\w:,.\-/+]*")
+_NAME_START = re.compile(r"[A-Za-z]+")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
+def unglued(name: str, following: str) -> tuple[str, int] | None:
+    """The LaTeX a glued name stands for and how many characters of `following` it takes (the rest of
+    a citation key), or None when the name is known or an author's own (`\\toolname`, `\\numact`).
+
+    Unambiguous splits only: the head is a standard name of two letters or more; an argument-taking
+    head takes the tail as its argument; a symbol (`\\lnδ`, `\\logT`) is split from a non-ASCII
+    letter, or from one letter after a head of three; a tail that is itself a standard name is that
+    macro (`\\vectheta`). A name followed by `{` is an author's macro with an argument (`\\emc{margin}`)."""
+    if name in KNOWN_NAMES or following[:1] == "{" or author_macro(name, in_math=True) is not None:
+        return None
+    ascii_part = _NAME_START.match(name)
+    if ascii_part is None:
+        return None
+    longest = ascii_part.end() if ascii_part.end() < len(name) else len(name) - 1
+    for cut in range(longest, 1, -1):
+        head, tail = name[:cut], name[cut:]
+        if head in _SYMBOL_HEADS and len(tail) > 2 and tail in STANDARD_NAMES:
+            return f"\\{head}\\{tail}", 0  # `\\vectheta`: a second backslash lost
+    for cut in range(longest, 1, -1):
+        head, tail = name[:cut], name[cut:]
+        if head in STANDARD_NAMES and (found := _split(head, tail, following)) is not None:
+            return found
+    return None
+
+
+def _argument(text: str) -> str:
+    """A macro's argument as written after its name: one letter after a space (`\\emph A_D`: no
+    brace before the `_`, which Markdown would read as emphasis), more in braces."""
+    return " " + text if len(text) == 1 else "{" + text + "}"
+
+
+def _split(head: str, tail: str, following: str) -> tuple[str, int] | None:
+    if head in ("begin", "end"):
+        return (f"\\{head}{{{tail}}}", 0) if tail.rstrip("*") in ENVIRONMENT_NAMES else None
+    if head in CITATIONS:
+        key = _CITE_KEY.match(following)
+        rest = key.group().rstrip(".,") if key else ""
+        return f"\\{head}{{{tail}{rest}}}", len(rest)
+    if head in _GLUED_DECLARATIONS and (len(tail) == 1 or not tail[0].isascii()):
+        return f"\\{_GLUED_DECLARATIONS[head]}{_argument(tail)}", 0  # (`\\slope` is an author's own)
+    if head in _FRACTIONS or head in _GLUED_FIRST:
+        return f"\\{head} {tail}", 0  # TeX's reading: one letter each (`\\fracU ε`, `\\tildeΘ(n)`)
+    if head in MATH_ALPHABETS:
+        capitals = len(tail) - len(tail.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ")) or 1
+        return f"\\{head}{_argument(tail[:capitals])}{tail[capitals:]}", 0
+    if head in _GLUED_WORD:
+        return f"\\{head}{_argument(tail)}", 0
+    if not tail[0].isascii():
+        # `\\lnδ`, `\\leγfrom`: TeX's own reading, and the Latin word after the symbol set apart.
+        run = _NON_ASCII.match(tail)
+        symbols = run.end() if run else 0
+        rest = tail[symbols:]
+        return f"\\{head} {tail[:symbols]}" + (f" {rest}" if rest else ""), 0
+    if len(head) > 2 and len(tail) == 1:
+        return f"\\{head} {tail}", 0  # `\\logT`, `\\timesn`
+    return None
+
+
+@lru_cache(maxsize=2048)
+def argument_spec(name: str) -> str:
+    """The arguments the parser reads after a macro (`frac`: `{{`, `sqrt`: `[{`), `` for none."""
+    spec = CONTEXT_DB.get_macro_spec(name)
+    parser = getattr(spec, "args_parser", None)
+    return getattr(parser, "argspec", "") or "" if spec is not None and spec.macroname == name else ""

@@ -21,11 +21,13 @@ from search.text.macros import (
     AUTHOR_DELIMITERS,
     CITATIONS,
     CONTEXT_DB,
+    INVISIBLE_IN_MATH,
     L2T_DB,
     MATH_ALPHABETS,
     MATH_ENVIRONMENTS,
     MATH_IN_PROSE,
     MATH_SYMBOLS,
+    PROSE_INFIX,
     STYLE_DECLARATIONS,
     STYLE_WITH_ARGUMENT,
     TEXT_STYLE_MACROS,
@@ -36,8 +38,8 @@ from search.text.macros import (
     known_macro_text,
     last,
 )
-from search.text.mathrender import OPERATOR_WORD, MathText
-from search.text.mathtext import ACCENTS, script
+from search.text.mathrender import ENDS_IN_WORD, OPERATOR_WORD, MathText
+from search.text.mathtext import ACCENT_MARKS, ACCENTS, script
 from search.text.prepass import (
     MD_CODE,
     TEX_SINGLE_QUOTE,
@@ -45,8 +47,13 @@ from search.text.prepass import (
     balance_math,
     escape_literals,
     markdown_bold,
+    markdown_italic_around_math,
+    math_quotes,
     prose_to_latex,
     split_math,
+    text_letters_in_math,
+    unglue_macros,
+    wrap_macro_arguments,
 )
 from search.text.sanitize import sanitize
 from search.text.typography import clean_characters, prose_typography, tex_ties
@@ -69,19 +76,29 @@ _URL = re.compile(
 _MD_LINK = re.compile(r"\[([^\[\]\n]{1,300})\]\(\s*((?:https?://|www\.)[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)\s*\)")
 _HREF = re.compile(r"\\href\s*\{([^{}]*)\}")
 _URL_MACRO = re.compile(r"\\url\s*\{([^{}]*)\}")
+_BRACELESS_URL_MACRO = re.compile(r"\\(?:url|href)\s*(?=https?://|www\.)", re.IGNORECASE)
 _HYPERLINK = re.compile(r"\\hyperlink\s*\{([^{}]*)\}")
 _ROMAN = re.compile(r"\\romannumeral\s*(\d{1,4})")
 _BROKEN_URL = re.compile(
-    r"\b((?:https?://|www\.)[\w-]+(?:\.[\w-]+)*\.) ((?:com|org|net|edu|gov|io|ai|co|info|dev|app|me|uk|de|fr|cn|jp)/)"
+    r"\b(?=https?://|www\.)(?:"  # (one look-ahead first: most places in a text are no URL)
+    r"((?:https?://|www\.)[\w-]+(?:\.[\w-]+)*\.) ((?:com|org|net|edu|gov|io|ai|co|info|dev|app|me|uk|de|fr|cn|jp)/)"
+    r"|((?:https?://|www\.)[\w-]+(?:\.[\w-]+)+/)[ \n]([\w.-]+(?:/[\w.-]+){2,})"  # `google.com/ view/rss-22/home`
+    r"|((?:https?://|www\.)(?:www\.)?(?:github\.com|gitlab\.com|bitbucket\.org|huggingface\.co)/)[ \n]([\w.-]+/[\w-])"
+    r")"
 )
 _TRAILING = ".,;:!?'\"*)$"
 _MARKUP_CHARS = "\\{}$%&#^_~[]"
 _PROSE_TOKEN = re.compile(r"\\(?:[A-Za-z@]+\*?|.)|[{}$%&#^_~\[\]]|[^\\{}$%&#^_~\[\]]+", re.DOTALL)
+_ARGUMENT_CHARS = re.compile(r"\s*\S?\s*\S?")
+"""What stays after a macro when the prose after it is set aside: the characters it may take as its
+arguments without braces."""
 _RUN_BASE = 0xF0000  # Supplementary Private Use Area-A: removed from input by sanitize()
 _RUN_LIMIT = 0xFFFD
 _RUN_MARK = re.compile("[\U000f0000-\U000ffffd]")
 _SPACES = re.compile(r"[^\S\n]{2,}|[^\S \n]")  # single spaces, most of them, are left alone
 _NEWLINE_RUN = re.compile(r" ?\n[ \n]*")  # after _SPACES: a whitespace run that holds a newline
+# A Markdown list item: a line that starts with `-`, `*`, `+`, `•` or `1.`/`1)` and a space.
+_LIST_ITEM = re.compile(r"(?:^|\n[ \t\n]*)[ \t]*(?:([-*+•])|(\d{1,2}[.)]))[ \t]+(?=\S)")
 
 
 def convert(source: str) -> Rendered:
@@ -92,12 +109,62 @@ def convert(source: str) -> Rendered:
 @lru_cache(maxsize=4096)
 def _convert_cached(source: str) -> Rendered:
     clean = clean_characters(sanitize(source))
+    if "\n" in clean and len(clean) <= MAX_MARKUP_CHARS:
+        items = list(_LIST_ITEM.finditer(clean))
+        if len(items) >= 2:
+            return _list(clean, items)
+    return _convert_clean(clean)
+
+
+def _convert_clean(clean: str) -> Rendered:
     if len(clean) > MAX_MARKUP_CHARS or not _NEEDS_PARSING.search(clean):
         return _plain(clean)
     try:
         return _Converter(clean).run()
     except Exception:  # noqa: BLE001 - any parser failure means: show the text as written
         return _plain(clean)
+
+
+def _list(text: str, items: list[re.Match[str]]) -> Rendered:
+    """A Markdown list (`ones:\\n- We design…\\n- We design…`): each item on a line of its own, after
+    the text that leads to it; a blank line ends the last item. Each block is converted on its own."""
+    parts: list[tuple[str, Rendered]] = [("", _convert_clean(text[: items[0].start()]))]
+    for number, item in enumerate(items):
+        end = items[number + 1].start() if number + 1 < len(items) else len(text)
+        body = text[item.end() : end]
+        after = body.find("\n\n") if number + 1 == len(items) else -1
+        if after != -1:
+            body, rest = body[:after], body[after:]
+        bullet = (item.group(1) and "•") or item.group(2)
+        paragraph = "\n\n" if item.group().count("\n") > 1 else "\n"
+        parts.append((paragraph + bullet + " ", _convert_clean(body)))
+        if after != -1:
+            parts.append(("\n\n", _convert_clean(rest)))
+    return _joined(parts)
+
+
+def _joined(parts: list[tuple[str, Rendered]]) -> Rendered:
+    """Rendered pieces one after another, each after its separator, spans and links renumbered."""
+    text: list[str] = []
+    spans: list[Span] = []
+    links: list[Link] = []
+    length = 0
+    for separator, rendered in parts:
+        if not rendered.text:
+            continue
+        if text:
+            text.append(separator)
+            length += len(separator)
+        elif separator.strip():
+            text.append(separator.lstrip())
+            length += len(separator.lstrip())
+        for span in rendered.spans:
+            link = None if span.link is None else span.link + len(links)
+            spans.append(Span(span.start + length, span.end + length, span.style, link))
+        links += rendered.links
+        text.append(rendered.text)
+        length += len(rendered.text)
+    return Rendered("".join(text), tuple(spans), tuple(links))
 
 
 class TooMuchMarkup(Exception):
@@ -157,11 +224,12 @@ def _trim_url(url: str, start: int, wrapper: str = "") -> tuple[str, int]:
 
 
 def rejoin_broken_urls(text: str) -> str:
-    """`https://sites.google. com/view/x`: a space after a host's dot, before its last label and a
-    path, came from a line break in the source; the URL is put back together."""
+    """`https://sites.google. com/view/x`, `https://sites.google.com/ view/a/b`,
+    `https://github.com/\\nowner/repo`: a space after a host's dot or a known host's slash came from
+    a line break in the source; the URL is put back together."""
     if "://" not in text and "www." not in text:
         return text
-    return _BROKEN_URL.sub(r"\1\2", text)
+    return _BROKEN_URL.sub(lambda m: "".join(part for part in m.groups() if part), text)
 
 
 class _Converter:
@@ -173,6 +241,14 @@ class _Converter:
         self.literals: list[str] = []
         self.runs: list[str] = []
         self.pieces: list[tuple[str, frozenset[str], int | None]] = []
+        self.clause: frozenset[str] = frozenset()
+        """Styles of a declaration that lost its group: they end with the clause (see _walk)."""
+        self.after_word = False
+        """What was emitted last ends in a word a macro printed: a letter after it is kept apart."""
+        self.apart = False
+        """What was emitted last stands apart from a word after it (displayed math, `\\vec\\theta and`)."""
+        self.taken: set[int] = set()
+        """Groups of the top level already walked as a declaration's argument (`\\em{i.e.}`)."""
 
     def run(self) -> Rendered:
         prepared = self._prepare(self.text)
@@ -181,7 +257,7 @@ class _Converter:
         nodes, _, _ = latexwalker.LatexWalker(
             prepared, latex_context=CONTEXT_DB, tolerant_parsing=True
         ).get_latex_nodes()
-        self._walk(nodes, frozenset(), None)
+        self._walk(nodes, frozenset(), None, top=True)
         return self._assemble()
 
     # -- pre-pass -----------------------------------------------------------------------------
@@ -197,8 +273,13 @@ class _Converter:
         if "\\hyperlink" in text:
             text = _HYPERLINK.sub(self._hyperlink, text)
         text = _URL_MACRO.sub(lambda m: self._url_macro(m.group(1), m.start()), text)
+        if "\\url" in text or "\\href" in text:
+            text = _BRACELESS_URL_MACRO.sub("", text)  # `\urlhttps://…`: the URL alone, made a link below
         text = _URL.sub(lambda m: self._url_macro(m.group(), m.start(), bare=True, text=text), text)
+        text = wrap_macro_arguments(unglue_macros(text))
         text = markdown_bold(text)  # before math is found: bold may hold inline math (**E$^2$-RAG**)
+        if "$" in text and ("*" in text or "_" in text):
+            text = markdown_italic_around_math(text)
         eaten = cache(lambda: shows_eaten_escapes(text))
         if "\\romannumeral" in text:
             text = _ROMAN.sub(_roman, text)
@@ -206,7 +287,9 @@ class _Converter:
         out = []
         for is_math, segment in split_math(text):
             if is_math:
-                out.append(balance_math(restore_in_math(escape_literals(segment), eaten)))
+                if "'" in segment or "\u201d" in segment:
+                    segment = math_quotes(segment)
+                out.append(balance_math(text_letters_in_math(restore_in_math(escape_literals(segment), eaten))))
             else:
                 out.append(self._set_prose_aside(prose_to_latex(segment)))
         return balance_braces("".join(out))
@@ -228,8 +311,9 @@ class _Converter:
                 out.append(token)  # an environment's name is for the parser to read
                 continue
             if after_macro:
-                stripped = token.lstrip()
-                keep = len(token) - len(stripped) + 1
+                # (two: `\frac m-2 2` takes `m` and `-`; with one kept, the rest of the prose was its `-`)
+                kept = _ARGUMENT_CHARS.match(token)  # (it matches any token)
+                keep = kept.end() if kept else 1
                 out.append(token[:keep])
                 token = token[keep:]
                 after_macro = False
@@ -268,8 +352,25 @@ class _Converter:
     # -- walk ---------------------------------------------------------------------------------
 
     def _emit(self, text: str, styles: frozenset[str], link: int | None) -> None:
-        if text:
-            self.pieces.append((self._expand(text), styles, link))
+        if not text:
+            return
+        text = self._expand(text)
+        if self.after_word or self.apart:
+            if text[:1].isalnum() and (self.apart or self._after_alnum()):
+                text = " " + text
+            self.after_word = self.apart = False
+        if self.clause:
+            if styles & _UNBROKEN:
+                self.pieces.append((text, styles | self.clause, link))  # math, code, links: whole
+                return
+            end = _CLAUSE_END.search(text)
+            if end is None:
+                self.pieces.append((text, styles | self.clause, link))
+                return
+            self.pieces.append((text[: end.start()], styles | self.clause, link))
+            self.clause = frozenset()
+            text = text[end.start() :]
+        self.pieces.append((text, styles, link))
 
     def _expand(self, text: str) -> str:
         """Put back the prose runs that were set aside for the parser (see _set_prose_aside)."""
@@ -277,35 +378,80 @@ class _Converter:
             return text
         return _RUN_MARK.sub(lambda m: self.runs[ord(m.group()) - _RUN_BASE], text)
 
-    def _walk(self, nodes, styles: frozenset[str], link: int | None) -> None:
-        for node in nodes or ():
+    def _walk(self, nodes, styles: frozenset[str], link: int | None, top: bool = False) -> None:
+        """Walk nodes into pieces. `top`: the abstract's own level (and its environments'), where a
+        style declaration has no group to end it."""
+        nodes = nodes or ()
+        for at, node in enumerate(nodes):
             if node is None:
                 continue
             if node.isNodeType(latexwalker.LatexCharsNode):
                 self._emit(node.chars, styles, link)
             elif node.isNodeType(latexwalker.LatexGroupNode):
-                self._walk(node.nodelist, styles, link)
+                if at not in self.taken:
+                    if self.pieces and self._apart_from_group(node):
+                        self._emit(" ", styles, link)  # `arg min{N_t, M_t}`: a phrase, not the word's end
+                    self._walk(node.nodelist, styles, link)
             elif node.isNodeType(latexwalker.LatexMathNode):
                 if _is_styled_text(node.nodelist):
                     # $\textbf{BitStack}$ is emphasis written in math mode, not math.
                     self._walk(node.nodelist, styles, link)
+                elif node.displaytype == "display":
+                    # `\\] {in} high`: displayed math stands apart from the words around it.
+                    self._display(node.nodelist, styles, link)
                 else:
                     self._emit(MathText(self.plain_of).render(node.nodelist), styles | {"math"}, link)
             elif node.isNodeType(latexwalker.LatexCommentNode):
                 self._emit("%" + node.comment, styles, link)
             elif node.isNodeType(latexwalker.LatexEnvironmentNode):
                 if node.environmentname in MATH_ENVIRONMENTS:
-                    self._emit(MathText(self.plain_of).render(node.nodelist), styles | {"math"}, link)
+                    self._display(node.nodelist, styles, link)
                 else:
-                    self._walk(node.nodelist, styles, link)
+                    self._walk(node.nodelist, styles, link, top)
             elif node.isNodeType(latexwalker.LatexMacroNode):
                 name = node.macroname
                 if name in STYLE_DECLARATIONS:
-                    # {\em ...} styles the rest of its group, like TeX.
                     style = STYLE_DECLARATIONS[name]
-                    styles = styles | {style} if style else styles
+                    if not top:
+                        styles = styles | {style} if style else styles  # {\em ...}: the rest of its group, like TeX
+                    elif _group_right_after(nodes, at):
+                        # `\em{i.e.}`: the group after it is what it styles.
+                        self.taken.add(at + 1)
+                        self._walk(nodes[at + 1].nodelist, styles | {style} if style else styles, link)
+                    elif style:
+                        # No group: its closing brace was lost upstream (`{\bf B_0^D(1), then`, `\em term`).
+                        # It styles the clause it starts, not the rest of the abstract.
+                        self.clause = self.clause | {style}
                     continue
                 self._macro(node, styles, link)
+        if top:
+            self.taken.clear()
+
+    def _after_alnum(self) -> bool:
+        """Whether what was emitted last ends in a letter or digit, an accent over it counted (`k̄`)."""
+        last = self.pieces[-1][0].rstrip(ACCENT_MARKS) if self.pieces else ""
+        return last[-1:].isalnum()
+
+    def _apart_from_group(self, group) -> bool:
+        """Whether a group glued to what was emitted last stands apart from it: a phrase (a space or a
+        comma in it) that starts with a letter after a word (`arg min{N_t, M_t}`), where `Cand{\\`e}s`
+        and `Ł{ojasiewicz}` are one word; an operator's argument (`polylog{n}`); or a word after math
+        (`\\({T} \\){and}`)."""
+        last_text, last_styles, _ = self.pieces[-1]
+        if not last_text[-1:].isalnum():
+            return False
+        content = self._expand(group.latex_verbatim()[1:-1])
+        if "math" in last_styles:
+            return _BRACED_WORD.match(content) is not None
+        if _OPERATOR_END.search(last_text, max(0, len(last_text) - 12)) and content[:1].isalnum():
+            return True  # `polylog{n}`, `log{T}` in prose: an operator's argument (its backslash lost)
+        return last_text[-1:].isalpha() and content[:1].isalpha() and (" " in content or "," in content)
+
+    def _display(self, nodes, styles: frozenset[str], link: int | None) -> None:
+        """Displayed math, apart from the words around it (`\\] {in} high` reads `S in high`)."""
+        self._emit(" ", styles, link)
+        self._emit(MathText(self.plain_of).render(nodes), styles | {"math"}, link)
+        self.apart = True
 
     def _macro(self, node, styles: frozenset[str], link: int | None) -> None:
         name = node.macroname
@@ -329,14 +475,30 @@ class _Converter:
         elif name == "footnote":
             self._around(" (", args, ")", styles, link)
         elif name in CITATIONS:
-            self._emit("[" + self._expand(chars_of(last(args))).strip() + "]", styles, link)
-        elif name in ("item",):
-            self._emit(" • ", styles, link)
+            key = last(args)
+            if key is not None and key.isNodeType(latexwalker.LatexGroupNode):
+                self._emit("[" + self._expand(chars_of(key)).strip() + "]", styles, link)
+            else:
+                # No braces: what the parser took for the key is the next word's first letter
+                # (`\cite commands`); the word stays whole.
+                self._walk([key], styles, link)
+        elif name == "item":
+            label = args[0] if args else None
+            shown = " ".join(self.plain_of([label]).split()) if label is not None else ""
+            self._emit(f" {shown} " if shown else " • ", styles, link)
+        elif name in INVISIBLE_IN_MATH:
+            pass  # `\big(`, `\left(`, `\displaystyle` outside math (its dollars lost upstream)
+        elif name in PROSE_INFIX:
+            self._emit(PROSE_INFIX[name], styles, link)
         elif name in TEXT_SYMBOLS:
             self._emit(TEXT_SYMBOLS[name], styles, link)
             self._post_space(node, args, styles, link)
         elif name in MATH_IN_PROSE or name in ACCENTS or name in MATH_ALPHABETS or name in AUTHOR_ACCENTS:
-            self._emit(MathText(self.plain_of).macro(node), styles | {"math"}, link)
+            shown = MathText(self.plain_of).macro(node)
+            self._emit(shown, styles | {"math"}, link)
+            # `\sqrt\log n` outside math reads `√log n`, `\vec\theta and` reads `θ⃗ and`
+            self.after_word = ENDS_IN_WORD.search(shown) is not None
+            self.apart = _spaced_argument(args)
         elif name in ("textsubscript", "textsuperscript"):
             self._emit(script(self.plain_of(args[-1:]).strip(), superscript=name == "textsuperscript"), styles, link)
         elif name == "enquote":
@@ -357,16 +519,20 @@ class _Converter:
             self._unknown_macro(node, args, styles, link)
         else:
             text = known_macro_text(node)
-            if OPERATOR_WORD.fullmatch(text) and self.pieces and self.pieces[-1][0][-1:].isalnum():
+            operator = OPERATOR_WORD.fullmatch(text) is not None
+            if operator and self._after_alnum():
                 text = " " + text  # `O(d\log n)` outside math reads `O(d log n)` too
             self._emit(text, styles, link)
             self._post_space(node, args, styles, link)
+            self.after_word = operator  # `arg min{N_t, M_t}` reads `arg min N_t, M_t`
 
     def _unknown_macro(self, node, args: list, styles: frozenset[str], link: int | None) -> None:
         """A macro pylatexenc does not know: an author's shorthand we do (`\\R`), an escaped
         character (`\\–`), or an author's own macro, kept visible with its arguments' text."""
         name = node.macroname
-        if (shown := author_macro(name, in_math=False)) is not None:
+        shown = author_macro(name, in_math=len(name) <= 3)  # (`\\X`, `\\hx`: an author's letter)
+        if shown is not None:
+            # (in math whose dollars were lost upstream: `\\X is the state space`)
             self._emit(shown, styles, link)
             self._post_space(node, args, styles, link)
         elif not name.isalpha():
@@ -377,6 +543,7 @@ class _Converter:
             for arg in args:
                 self._emit(" ", styles, link)
                 self._walk([arg], styles, link)
+            self.after_word = True  # `\emc{margin}` reads `\emc margin`
 
     def _around(self, opening: str, args: list, closing: str, styles: frozenset[str], link: int | None) -> None:
         """The last argument's text between two delimiters: `\\footnote{x}` -> ` (x)`."""
@@ -477,6 +644,33 @@ def _roman(match: re.Match[str]) -> str:
         count, number = divmod(number, value)
         out.append(letters * count)
     return "".join(out)
+
+
+_BRACED_WORD = re.compile(r"(?!(?:th|st|nd|rd)\b)[A-Za-z]{2,}(?![^\W\d_])")
+"""A word in braces after math: `\\({T} \\){and}` reads `T and` (but `$n${th}` is `nth`)."""
+_OPERATOR_END = re.compile(r"(?<![A-Za-z])(?:poly)?(?:log|ln|exp|min|max|sup|inf|det)$")
+_UNBROKEN = frozenset({"math", "code", "link"})
+_CLAUSE_END = re.compile(r"[,;:!?\n]|\.(?=\s|$)")
+"""Where a clause ends, for a declaration whose group was lost: `\\em hidden hubs model: the`."""
+
+
+def _spaced_argument(args: list) -> bool:
+    """Whether a macro's last argument is a macro the space after which the parser took (`\\sqrt\\log n`)."""
+    last_arg = args[-1] if args else None
+    return bool(last_arg is not None and last_arg.isNodeType(latexwalker.LatexMacroNode) and last_arg.macro_post_space)
+
+
+def _group_right_after(nodes, at: int) -> bool:
+    """Whether a group follows the node at `at` with nothing between them (`\\em{i.e.}`)."""
+    if at + 1 >= len(nodes):
+        return False
+    node, after = nodes[at], nodes[at + 1]
+    return (
+        after is not None
+        and after.isNodeType(latexwalker.LatexGroupNode)
+        and after.pos == node.pos + node.len
+        and not node.macro_post_space
+    )
 
 
 def _is_styled_text(nodes) -> bool:

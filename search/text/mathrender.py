@@ -26,7 +26,7 @@ from search.text.macros import (
     last,
     symbol_of,
 )
-from search.text.mathtext import ACCENTS, math_alphabet, script
+from search.text.mathtext import ACCENT_MARKS, ACCENTS, has_script, math_alphabet, script
 
 
 class MathText:
@@ -74,6 +74,12 @@ class MathText:
                         tokens[i] = rest
                     else:
                         i += 1
+                elif _macro_name(following) in MATH_DECLARATIONS and i + 1 < n and isinstance(tokens[i + 1], str):
+                    # `d_\rm TV`: the declaration's word is the script (`d_{\rm TV}` with its braces lost).
+                    word = _SCRIPT_WORD.match(tokens[i + 1])
+                    argument = word.group().strip() if word else ""
+                    tokens[i + 1] = tokens[i + 1][word.end() :] if word else tokens[i + 1]
+                    i += 1
                 else:
                     argument = self.token(following).strip()
                     i += 1
@@ -99,10 +105,12 @@ class MathText:
                 out.append(" " + rest if out and out[-1][-1:].isalnum() and rest[:1].isalnum() else rest)
                 break
             text = token if is_text else self.token(token)
+            if not text and macro != "!":  # (`\mathrm{poly}\!\log`: glued on purpose)
+                continue  # `\log{}T`: an empty group keeps `log` apart from `T`
             if after_operator or after_fraction or macro is not None:
                 # An operator, or an author's macro shown as written: apart from what follows.
-                operator = macro is not None and (OPERATOR_WORD.fullmatch(text.strip()) is not None or text[:1] == "\\")
-                if (operator or after_operator) and out and out[-1][-1:].isalnum() and text[:1].isalnum():
+                operator = macro is not None and (ENDS_IN_WORD.search(text.rstrip()) is not None or text[:1] == "\\")
+                if (operator or after_operator) and out and _ends_alnum(out[-1]) and text[:1].isalnum():
                     text = " " + text  # `d\log n` reads `d log n`, `\ln\ln T` `ln ln T`, `\log{T}` `log T`
                 if after_fraction and text[:1].isalnum():
                     out[-1] = "(" + out[-1] + ")"  # \frac{1}{\delta}H^4 reads (1/δ)H⁴, not 1/δH⁴
@@ -149,6 +157,10 @@ class MathText:
             return math_alphabet(MATH_ALPHABETS[name], self.arg(last(args)))
         if name in ACCENTS or name in AUTHOR_ACCENTS:
             return accented(self.arg(last(args)), ACCENTS[AUTHOR_ACCENTS.get(name, name)])
+        if name in ("textcolor", "colorbox"):
+            return self.arg(last(args))  # `$\\textcolor{red}{x}$`: the colour is no content
+        if name == "color":
+            return ""
         if name in STYLE_WITH_ARGUMENT or name == "operatorname":
             return self.plain_of([last(args)])
         if name in INVISIBLE_IN_MATH:
@@ -179,7 +191,9 @@ def accented(body: str, mark: str) -> str:
     """\\tilde{x} -> x̃; over a letter or a word, every letter; over a formula (`\\widetilde{O(m/ε²)}`),
     its first character only, as the paper prints one wide accent over it."""
     body = body.strip()
-    if len(body) > 1 and not body.isalnum():
+    if body[:1] == "\\":
+        return body + mark  # over an author's macro shown as written (`\\action`): after its name
+    if len(body) > 1 and (not body.isalnum() or has_script(body)):
         return unicodedata.normalize("NFC", body[0] + mark + body[1:])
     return unicodedata.normalize("NFC", "".join(ch + mark if not ch.isspace() else ch for ch in body))
 
@@ -189,9 +203,17 @@ _INFIX = {
     "choose": lambda above, below: f"C({above.strip('()')},{below.strip('()')})",
 }
 _SCRIPT_MARK = re.compile(r"([\^_])")
-_FRACTIONS = frozenset({"frac", "dfrac", "tfrac", "cfrac"})
+_FRACTIONS = frozenset({"frac", "dfrac", "tfrac", "cfrac", "nicefrac", "sfrac"})
+_SCRIPT_WORD = re.compile(r"\s*[A-Za-z0-9]+")
 OPERATOR_WORD = re.compile(r"[A-Za-z]{2,}")
 """What a named operator prints (`log`, `max`): a word kept apart from its neighbours."""
+ENDS_IN_WORD = re.compile(r"(?<![A-Za-z])[A-Za-z]{2,}$")
+"""What a macro printed ends in such a word (`√log` for `\\sqrt\\log`): the next letter is kept apart."""
+
+
+def _ends_alnum(text: str) -> bool:
+    """Whether text ends in a letter or digit, an accent over it counted (`k̄` before `\\log`)."""
+    return text.rstrip(ACCENT_MARKS)[-1:].isalnum()
 
 
 def _capital_next(tokens: list, at: int) -> bool:

@@ -34,6 +34,9 @@ ACCENTS = {
     "grave": "\u0300",
 }
 
+ACCENT_MARKS = "".join(sorted(set(ACCENTS.values())))
+"""The combining marks of ACCENTS, as one string (for `str.rstrip`)."""
+
 _ALPHABET_NAMES = {
     "mathcal": ("MATHEMATICAL SCRIPT", "SCRIPT"),
     "mathscr": ("MATHEMATICAL SCRIPT", "SCRIPT"),
@@ -80,6 +83,11 @@ for _table in (_SUBSCRIPTS, _SUPERSCRIPTS):
         if _plain != _script:
             _SCRIPT_TO_ASCII.setdefault(ord(_script), _plain)
 _SCRIPT_RUN = re.compile("[" + re.escape("".join(chr(c) for c in _SCRIPT_TO_ASCII)) + "]+")
+
+
+def has_script(text: str) -> bool:
+    """Whether text holds a sub- or superscript character (`ℰₑₓₜ`)."""
+    return _SCRIPT_RUN.search(text) is not None
 
 
 def searchable(text: str) -> str:

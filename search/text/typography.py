@@ -28,11 +28,13 @@ _OPEN_QUOTES = re.compile(r"``|(?<![\w.,;:!?)\]}'\u2019])''(?=\w)")
 _CLOSE_QUOTES = re.compile(r"''")
 # A TeX tie, `i.i.d.~samples` or `learning~(RL)`: a `~` glued to a word on both sides is a space.
 # One after a space or an opening bracket means "about" (`~30 fps`, `(~2x)`) and stays.
-_TIE = re.compile(r"(?<=[\w.,;:)\]}\"\u201d\u2019])~(?=[\w(\[\\$])(?![A-Z]\()")
-_RANGE = re.compile(r"(?<=\d)~(?=\d)")  # `6~8 frames`: a range
+_TIE = re.compile(r"(?<=[\w.,;:)\]}\"\u201d\u2019'-])~(?=[\w(\[\\$-])(?![A-Z]\()")
+_RANGE = re.compile(r"(?:(?<=\d)|(?<=\d%))~(?=\d)")  # `6~8 frames`, `1.5%~1.9%`: a range
 # A combining accent written after a space (`Fr ́echet`, `Nystro ̈m`) belongs to a letter beside it:
 # the vowel after it (TeX writes the accent first), else the letter before.
-_LOOSE_ACCENT = re.compile(r"(\w?) ([\u0300-\u036f])(\w)")
+_LOOSE_ACCENT = re.compile(r"(\w?)[ \u00a0]{1,2}([\u0300-\u036f])(\w)")
+_TRAILING_ACCENT = re.compile(r"(\w)[ \u00a0]{1,2}([\u0300-\u036f])(?!\w)")  # `Birge ́ (1983)`: no letter after it
+_UNDERLINE = "\u0332"  # `DUCK (rumour ̲detection with ̲user`: the letter after it underlined, the space kept
 _VOWELS = frozenset("aeiouyAEIOUY")
 _ON_THE_NEXT = frozenset("\u0303\u030c")  # tilde, caron: `Pe ̃na`, `Dvo ̌rák`
 _CEDILLA = "\u0327"
@@ -45,11 +47,14 @@ def clean_characters(text: str) -> str:
     if _ODD_CHARACTER.search(text):  # one scan; most texts have none of these
         text = _INVISIBLE.sub("", text.translate(_LIGATURES))
         text = _LOOSE_ACCENT.sub(_attach_accent, text)
+        text = _TRAILING_ACCENT.sub(r"\1\2", text)
     return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
 
 
 def _attach_accent(match: re.Match[str]) -> str:
     before, accent, after = match.groups()
+    if accent == _UNDERLINE:
+        return f"{before} {after}{accent}" if before else after + accent
     if accent == _CEDILLA and before.isalpha():
         return before + accent + after  # `Franc ̧ois`: a cedilla sits under the consonant before it
     if after in _VOWELS or accent in _ON_THE_NEXT or not before.isalpha():

@@ -1,13 +1,20 @@
 """iclr-reader render audit: how many real abstracts show a visible rendering defect, by kind.
 
-    python tests/quality/render_audit.py [--examples N] [--kind KIND] [--json-only]
+    python tests/quality/render_audit.py [--examples N] [--kind KIND] [--json-only] [LIST ...]
+    python -m tests.quality.render_audit /tmp/lists/ colt2019.json   # any paperlists files or folders
 
-Every abstract of every list in ../shared/corpora/paperlists and of the bundled ICLR 2025 list,
-loaded with the reader's own loader (`search.load_corpus`, one list at a time, so an abstract that
-two lists share is audited in both), goes through the converter (`search.text.markup.convert`,
-uncached, so the timing is honest). Detectors then look at the text the reader shows, against the
-source where they need it, for each kind of defect a reader would see (KINDS). A detector is meant
-to be precise rather than exhaustive: a hit is a defect, and a defect it cannot see is not counted.
+Every abstract of the lists given (files, or folders whose `*.json` are each a list; a file that
+holds no list is said and skipped), by default of every list in ../shared/corpora/paperlists and
+of the bundled ICLR 2025 list, is loaded with the reader's own loader (`search.load_corpus`, one
+list at a time, so an abstract that two lists share is audited in both) and goes through the
+converter (`search.text.markup.convert`, uncached, so the timing is honest). Detectors then look at
+the text the reader shows, against the source where they need it, for each kind of defect a reader
+would see (KINDS): among them a standard macro shown glued to its argument once braces were
+stripped upstream (`\\emphsquared`, `\\sqrtT`: glued_macro), a word of the source's prose that is
+not shown (lost_words) and one style over more than 40% of an abstract (runaway_style). Only
+macros whose meaning nobody can know (`\\toolname`) are set apart as author_macro, not counted. A
+detector is meant to be precise rather than exhaustive: a hit is a defect, and a defect it cannot
+see is not counted.
 
 The table counts, for each kind, the abstracts with at least one such defect, and shows the first
 one as `source -> shown`; `--examples N` prints N of each kind in full before it. The total counts
@@ -33,7 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from search import Rendered, bundled_paths, load_corpus  # noqa: E402
+from search import ReaderError, Rendered, bundled_paths, load_corpus  # noqa: E402
 from search.text import markup  # noqa: E402
 
 PAPERLISTS = ROOT.parent / "shared" / "corpora" / "paperlists"
@@ -125,11 +132,13 @@ _STANDARD = _names(
     arg land lor mod bmod pmod det deg dim ker hom gcd lg cot sec csc Pr iff implies coloneqq bot models
     smash textsubscript textsuperscript hyperlink stackrel overset underset xleftarrow xrightarrow enquote
     SI si num metre meter gram second hertz micro milli nano kilo percent mathop operatorname romannumeral
-    boldsymbol bm hbox mbox vbox left right middle big Big bigg Bigg footnote textcolor color url href"""
+    boldsymbol bm hbox mbox vbox left right middle big Big bigg Bigg footnote textcolor color url href
+    bfseries itshape slshape ttfamily scshape rmfamily sffamily normalfont upshape mdseries small footnotesize
+    large Large huge normalsize tiny scriptsize ne pmb mathrel allowbreak mleft mright bigm Bigm"""
 )
 # Shorthand whose meaning nearly every paper shares: \\R, \\eps, \\cA, \\bbR, \\bx, \\tO, \\norm...
 _CONVENTIONAL = re.compile(
-    r"[A-Za-z]|([A-Z])\1|(?:c|cal|mc|mcal|sc|scr|bb|mbb|bf|b|bm|bs|vec|vct|mat|t|wt|wh|h)[A-Za-z]|[A-Za-z](?:b|bf|bm|vec)"
+    r"[A-Za-z]|([A-Z])\1|[A-Z]cal|(?:c|cal|mc|mcal|sc|scr|bb|mbb|bf|b|bm|bs|vec|vct|mat|t|wt|wh|h)[A-Za-z]|[A-Za-z](?:b|bf|bm|vec)"
     r"|eps|veps|vareps|Reals?|reals?|Exp|Var|Cov|poly|polylog|opt|OPT|rank|diag|argmax|argmin|sgn|sign|tr|Tr|trace"
     r"|KL|iid|etal|wrt|defeq|eqdef|Tilde|tO|tlO|Ot|Otil|tildeO|softO|bigO|bigOtil|indep|independent"
     r"|norm|abs|set|paren|ceil|floor|inner|ip|SO|SE|SU|GL"
@@ -154,22 +163,76 @@ def _standard(name: str) -> bool:
 
 def _knowable(name: str) -> bool:
     """A macro whose meaning the converter can know: standard, conventional shorthand, or a
-    standard name glued to an eaten one. The rest are an author's own (`\\toolname`)."""
+    standard name glued to an eaten one. The rest are an author's own (`\\toolname`), or a
+    standard macro glued to its argument (`glued_standard`)."""
     if not name.isalpha() or _standard(name) or _CONVENTIONAL.fullmatch(name):
         return True
     glued = _EATEN_TAIL.fullmatch(name)
     return glued is not None and any(_standard(name[:cut]) for cut in range(2, len(name) - 1))
 
 
+_TAKES_ARGUMENT = _names(
+    """emph textit textbf textsl textsc textsf textrm texttt text underline mbox
+    mathcal mathbb mathbf mathrm mathsf mathit mathtt mathscr mathfrak boldsymbol bm pmb operatorname
+    sqrt frac dfrac tfrac tilde widetilde hat widehat bar overline vec dot ddot check breve acute grave
+    begin end url href cite citep citet citealp ref eqref autoref cref footnote enquote"""
+)
+"""Standard macros whose argument, its braces stripped upstream, ends up glued to their name."""
+_DECLARATIONS = _names("em it bf sl sc sf rm tt")
+"""`{\\em k}` stripped to `\\emk`: one letter glued to a declaration is what it styled (`\\slope` is an author's)."""
+_TEXT_ARGUMENT = _names("emph textit textbf textsl textsc textsf textrm texttt text underline mbox em it bf sl url")
+"""Of those, the ones whose argument is prose the reader must show (`\\emphsquared`: `squared`)."""
+_ASCII_NAME = re.compile(r"[A-Za-z]+")
+
+
+def glued_standard(name: str) -> tuple[str, str] | None:
+    """A standard macro glued to what followed it once braces were stripped upstream, as (head, tail):
+    `\\sqrtT`, `\\mathcalO`, `\\emphsquared`, `\\beginitemize`, `\\citeProc` (an argument glued on);
+    `\\lnδ`, `\\tildeΘ` (TeX itself ends a name at `δ`); `\\logT` (a symbol and one letter). None
+    for a name no reader can split (`\\toolname`, `\\numact`, `\\overlap`)."""
+    if not name.isalpha() or _knowable(name):
+        return None
+    ascii_part = _ASCII_NAME.match(name)
+    if ascii_part is None:
+        return None
+    if ascii_part.end() < len(name) and _standard(name[: ascii_part.end()]) and ascii_part.end() > 1:
+        return name[: ascii_part.end()], name[ascii_part.end() :]
+    for cut in range(min(ascii_part.end(), len(name) - 1), 1, -1):
+        head, tail = name[:cut], name[cut:]
+        if head in _TAKES_ARGUMENT or (_standard(head) and (len(head) > 2 or head in _DECLARATIONS) and len(tail) == 1):
+            return head, tail
+        if _standard(head) and len(tail) > 2 and _standard(tail):
+            return head, tail  # `\\vectheta`: the second backslash lost too
+    return None
+
+
 def raw_macro(sample: Sample) -> Hit | None:
     """A TeX macro with a known meaning shown with its backslash: `\\R`, `\\cal X`, `\\binom`, `\\,`."""
-    return _first(sample, _RAW_MACRO, "\\", lambda m: _knowable(m.group(1)))
+    source = sample.source
+
+    def shown_as_macro(match: re.Match[str]) -> bool:  # `PCFGR$\\backslash$D` is a backslash the author wrote
+        return _knowable(match.group(1)) and re.search(r"backslash\W{0,3}" + re.escape(match.group(1)), source) is None
+
+    return _first(sample, _RAW_MACRO, "\\", shown_as_macro)
+
+
+def glued_macro(sample: Sample) -> Hit | None:
+    """A standard macro glued to its argument or the next token shown as one unknown name: `\\sqrtT`,
+    `\\emphsquared`, `\\mathcalO(n)`, `\\lnδ`, `\\beginitemize` (braces stripped upstream)."""
+    return _first(sample, _GLUED_SHOWN, "\\", lambda m: _glued_in(sample.source, m.group(1)))
+
+
+def _glued_in(source: str, name: str) -> bool:
+    """A glued standard name, unless the source gives it an argument: `\\dotp{u}{v}` is an author's own."""
+    return glued_standard(name) is not None and f"\\{name}{{" not in source
 
 
 def author_macro(sample: Sample) -> Hit | None:
     """An author's own macro, shown as written because the abstract never says what it prints
     (`\\toolname improves`: issue 17 #9's rendering). Noted, not counted as a defect."""
-    return _first(sample, _RAW_MACRO, "\\", lambda m: not _knowable(m.group(1)))
+    return _first(
+        sample, _GLUED_SHOWN, "\\", lambda m: not _knowable(m.group(1)) and not _glued_in(sample.source, m.group(1))
+    )
 
 
 _DOLLAR = re.compile(r"\$")
@@ -235,7 +298,8 @@ def tex_quotes_dashes(sample: Sample) -> Hit | None:
         return not (match.group() == "''" and before.isalnum() and sample.in_math(match.start()))
 
     def in_math(match: re.Match[str]) -> bool:  # $f''(x)$ -> f”(x): primes made a quote
-        return sample.in_math(match.start())
+        span = next((span for span in sample.math if span[0] <= match.start() < span[1]), None)
+        return span is not None and "“" not in shown[span[0] : match.start()]  # (not `$''wait''$`: “wait”)
 
     return (
         _first(sample, _TEX_QUOTES, "'", not_a_prime)
@@ -431,6 +495,8 @@ _COMBINING = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
 _LETTER = f"(?:[^\\W\\d_{_SCRIPTS}]|[{_COMBINING}])"
 _WORD = re.compile(f"[^\\W\\d_{_SCRIPTS}]+(?:[{_COMBINING}]+[^\\W\\d_{_SCRIPTS}]*)*")
 """A word for glued_words: letters (any script) with their combining accents, no scripts or digits."""
+_GLUED_SHOWN = re.compile(f"\\\\([^\\W\\d_{_SCRIPTS}]+)")
+"""A macro's name as pylatexenc reads it (`\\lnδ` is one name), up to a script the reader put after it."""
 _OPERATORS = _names(
     "arccos arcsin arctan arg cos cosh cot coth csc deg det dim exp gcd hom inf ker lg lim liminf limsup "
     "ln log max min Pr sec sin sinh sup tan tanh"
@@ -529,6 +595,8 @@ def _is_real_gap(source: str, before: re.Match[str], after: re.Match[str]) -> bo
         return not _HYPHENATED.fullmatch(gap)  # not a word hyphenated at a line break
     if gap.endswith("\\"):
         return True  # a macro's name shown: d\\log -> dlog
+    if gap == "{" and len(before.group()) == 1 and not before.group().isascii():
+        return False  # `Ł{ojasiewicz}`: a letter and the rest of its word
     if gap == "{":
         # `url{https`, ` extit{e.g.}`: a macro that lost its backslash; but not braces inside one
         # word (`Cand{è}s`) or around one accented letter (`Poincar{é}-ball`).
@@ -539,8 +607,97 @@ def _is_real_gap(source: str, before: re.Match[str], after: re.Match[str]) -> bo
     return False
 
 
+# -- lost words and runaway styles --------------------------------------------------------------------
+
+_NOT_SHOWN = re.compile(
+    r"\$\$.*?\$\$|(?<!\\)\$[^$]*(?<!\\)\$|\\\(.*?\\\)|\\\[.*?\\\]"  # math
+    r"|\\(?:label|cite[a-z]*|[a-z]*ref|(?:text)?color|colorbox|href|hyperlink|hypertarget)\*?\s*(?:\[[^\]]*\])?\s*\{[^{}]*\}"
+    r"|\b(?:ext)?color\{[^{}]*\}"  # (`\textcolor` with its `\t` eaten upstream)
+    r"|\\(?:begin|end)\s*(?:\{[^{}]*\}|[a-z]+\*?)(?:\s*\[[^\]]*\])?"  # an environment and its options
+    r"|\]\([^()\s]*\)",  # a Markdown link's target
+    re.DOTALL,
+)
+"""What the reader rightly does not show as prose: math, environment names, labels, citation and link
+targets, colours."""
+_SOURCE_MACRO = re.compile(r"\\([^\W\d_]+)")
+_PROSE_WORD = re.compile(r"[^\W\d_]{3,}")
+
+
+def prose_words(source: str) -> list[tuple[str, int]]:
+    """The source's words of three letters or more outside math and markup, with where each is: the
+    words the reader must show. A macro's name is no word, but the prose argument glued to a
+    standard one is (`\\emphsquared`: `squared`)."""
+
+    def unmacro(match: re.Match[str]) -> str:
+        glued = glued_standard(match.group(1))
+        if glued is not None and glued[0] in _TEXT_ARGUMENT:
+            return " " * (len(glued[0]) + 1) + glued[1]  # (same length: positions stay the source's)
+        return " " * len(match.group())
+
+    prose = _SOURCE_MACRO.sub(unmacro, _NOT_SHOWN.sub(lambda m: " " * len(m.group()), source))
+    return [(m.group(), m.start()) for m in _PROSE_WORD.finditer(prose) if not _macro_word(m.group(), source)]
+
+
+def _macro_word(word: str, source: str) -> bool:
+    """A word that is a macro's name whose backslash was eaten upstream (`extit{e.g.}`, `url{https`),
+    or ends in one (`availableootnote{`: `\\footnote` lost its `\\f`, the rest glued to the word)."""
+    if word + "{" not in source:
+        return False
+    return any(
+        _standard(word[cut:]) or any(_standard(letter + word[cut:]) for letter in "tbfnrvea")
+        for cut in range(0, max(1, len(word) - 3))
+    )
+
+
+def _bare(text: str) -> str:
+    """Text compared letter by letter: compatibility forms folded (ligatures), accents removed."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def lost_words(sample: Sample) -> Hit | None:
+    """A word of the source's prose the reader does not show (`\\cite commands` -> `[c]ommands`,
+    `\\urlhttps://github.com/a/b` -> `<>0:0`): the worst defect, the text itself is gone."""
+    words = prose_words(sample.source)
+    if not words:
+        return None
+    shown = _bare(sample.shown)
+    for word, at in words:
+        if _bare(word) not in shown:
+            return Hit(0, min(len(sample.shown), 1), at)
+    return None
+
+
+RUNAWAY_SHARE = 0.4
+"""A bold, italic, underlined or code span over more of the abstract than this ran past its group."""
+RUNAWAY_MIN_CHARS = 120
+"""Shorter abstracts are not checked: one styled sentence may rightly be most of them."""
+
+
+def runaway_style(sample: Sample) -> Hit | None:
+    """A style that covers more than 40% of the abstract: a declaration (`\\em term`, `{\\bf`) whose
+    closing brace was lost upstream, styling everything after it."""
+    shown = sample.shown
+    if len(shown) < RUNAWAY_MIN_CHARS:
+        return None
+    reach: dict[str, tuple[int, int]] = {}
+    for span in sample.rendered.spans:
+        if span.style not in ("bold", "italic", "underline", "code"):
+            continue
+        start, end = reach.get(span.style, (span.start, span.start))
+        if span.start > end:  # (spans come sorted: a gap ends the run)
+            start = span.start
+        reach[span.style] = (start, max(end, span.end))
+        if reach[span.style][1] - start > RUNAWAY_SHARE * len(shown):
+            return Hit(start, reach[span.style][1])
+    return None
+
+
 KINDS: dict[str, tuple[Detector, str]] = {
     "raw_macro": (raw_macro, "TeX macro shown with its backslash"),
+    "glued_macro": (glued_macro, "standard macro glued to its argument shown"),
+    "lost_words": (lost_words, "source prose words not shown"),
+    "runaway_style": (runaway_style, "style over 40% of the abstract"),
     "stray_dollar": (stray_dollar, "math $ shown"),
     "tex_script": (tex_script, "TeX ^{ _{ shown"),
     "glued_words": (glued_words, "two source words shown as one"),
@@ -646,8 +803,15 @@ class Audited:
     noted: dict[str, Hit] = field(default_factory=dict)
 
 
-def lists() -> list[tuple[str, list[Path]]]:
-    """Every list to audit: name and files (the bundled ICLR 2025 list is two files, one list)."""
+def lists(paths: Sequence[Path] = ()) -> list[tuple[str, list[Path]]]:
+    """Every list to audit: name and files. By default the shared lists and the bundled ICLR 2025 list
+    (two files, one list); else the files given, and every `*.json` in a folder given."""
+    if paths:
+        files = [found for path in paths for found in (sorted(path.glob("*.json")) if path.is_dir() else [path])]
+        missing = [path for path in files if not path.is_file()]
+        if missing or not files:
+            raise FileNotFoundError(f"no paper list at {missing[0] if missing else paths[0]}")
+        return [(path.stem, [path]) for path in files]
     files = sorted(PAPERLISTS.glob("*.json")) if PAPERLISTS.is_dir() else []
     if not files:
         raise FileNotFoundError(f"no paper lists (*.json) in {PAPERLISTS} (../shared/corpora beside the checkout)")
@@ -676,7 +840,12 @@ def audit(chosen: Sequence[tuple[str, list[Path]]]) -> list[Audited]:
     convert("warm up: $x^2$ and \\emph{y}")
     results: list[Audited] = []
     for name, paths in chosen:
-        for paper in load_corpus(paths).papers:
+        try:
+            papers = load_corpus(paths).papers
+        except ReaderError as error:  # a list without abstracts, or not a list at all: said, and skipped
+            print(f"render_audit: skipped {name}: {error}", file=sys.stderr)
+            continue
+        for paper in papers:
             started = time.perf_counter()
             rendered = convert(paper.abstract)
             seconds = time.perf_counter() - started
@@ -758,16 +927,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--examples", type=int, default=0, metavar="N", help="print up to N examples of each kind")
     parser.add_argument("--kind", choices=[*KINDS, *NOTED], help="the examples of this kind only")
     parser.add_argument("--json-only", action="store_true", help="print only the JSON line")
+    parser.add_argument(
+        "lists", nargs="*", type=Path, metavar="LIST", help="list files or folders of them (default: ../shared's)"
+    )
     args = parser.parse_args(argv)
     try:
-        chosen = lists()
+        chosen = lists(args.lists)
     except FileNotFoundError as error:
         print(f"render_audit: {error}", file=sys.stderr)
         return 2
     results = audit(chosen)
-    numbers = figures(results, len(chosen))
+    n_lists = len({result.list_name for result in results})  # (a list without abstracts is skipped)
+    numbers = figures(results, n_lists)
     if not args.json_only:
-        print(f"iclr-reader render audit: {len(results):,} abstracts from {len(chosen)} lists")
+        print(f"iclr-reader render audit: {len(results):,} abstracts from {n_lists} lists")
         if args.examples > 0:
             print()
             print_examples(results, [args.kind] if args.kind else list(KINDS), args.examples)

@@ -28,11 +28,20 @@ FIGURES = {
 
 
 def sample(
-    source: str, shown: str, *, math: tuple[str, ...] = (), links: tuple[str, ...] = (), code: tuple[str, ...] = ()
+    source: str,
+    shown: str,
+    *,
+    math: tuple[str, ...] = (),
+    links: tuple[str, ...] = (),
+    code: tuple[str, ...] = (),
+    italic: tuple[str, ...] = (),
 ):
-    """A source and what the reader shows, with math, link (the URL is the text) and code spans."""
+    """A source and what the reader shows, with math, link (the URL is the text), code and italic spans."""
     spans: list[Span] = []
     found: list[Link] = []
+    for piece in italic:
+        at = shown.index(piece)
+        spans.append(Span(at, at + len(piece), "italic"))
     for piece in math:
         at = shown.index(piece)
         spans.append(Span(at, at + len(piece), "math"))
@@ -57,6 +66,48 @@ CASES = [
     ("raw_macro", r"$1/2-\eps$-approximation and ${\cal X}$", r"(1/2-\eps)-approximation and \cal X", {}, BAD),
     ("raw_macro", r"$1/2-\epsilon$-approximation", "(1/2−ϵ)-approximation", {}, GOOD),
     ("raw_macro", r"call `print(\n)` now", r"call print(\n) now", {"code": (r"print(\n)",)}, GOOD),
+    # issue 37: standard macros glued to their argument once braces were stripped upstream
+    ("glued_macro", r"attains O(\sqrtT) regret", r"attains O(\sqrtT) regret", {}, BAD),
+    ("glued_macro", r"attains O(\sqrtT) regret", "attains O(√T) regret", {"math": ("√T",)}, GOOD),
+    ("glued_macro", r"the \emphsquared response", r"the \emphsquared response", {}, BAD),
+    ("glued_macro", r"of order \lnδ^-1 and", r"of order \lnδ^-1 and", {}, BAD),
+    ("glued_macro", r"results: \beginitemize \item one", r"results: \beginitemize • one", {}, BAD),
+    ("glued_macro", r"the \toolname method and \numact arms", r"the \toolname method and \numact arms", {}, GOOD),
+    ("glued_macro", r"the notion of \emc{margin} and \slope", r"the notion of \emc margin and \slope", {}, GOOD),
+    ("lost_words", r"macros or \cite commands. Classical", "macros or [c]ommands. Classical", {}, BAD),
+    ("lost_words", r"macros or \cite commands. Classical", "macros or commands. Classical", {}, GOOD),
+    ("lost_words", r"available at: \urlhttps://github.com/J/CoPaNet.", "available at: <>0:0.", {}, BAD),
+    ("lost_words", r"than $2\\%$ language. Further, MDT is", "than 2", {}, BAD),
+    ("lost_words", r"the \emphsquared response", "the response", {}, BAD),
+    ("lost_words", r"the \emphsquared response", "the squared response", {}, GOOD),
+    (
+        "lost_words",
+        r"$x$ \textcolor{red}{new} \cite{key} \begin{itemize}[leftmargin=3pc] \item a [b](https://b.org) \end{itemize}",
+        "x new [key] • a b",
+        {},
+        GOOD,
+    ),
+    ("lost_words", "publicly availableootnote{at extcolor{magenta}{site}}", "publicly available (at site)", {}, GOOD),
+    ("lost_words", "the signiﬁcant Fr ́echet distance", "the significant Fréchet distance", {}, GOOD),
+    (
+        "runaway_style",
+        r"the \it training and \it prediction time of Nyström method, which is widely used for large-scale problems in kernel learning today.",
+        "the training and prediction time of Nyström method, which is widely used for large-scale problems in kernel learning today.",
+        {
+            "italic": (
+                "training and prediction time of Nyström method, which is widely used for large-scale problems in kernel learning today.",
+            )
+        },
+        BAD,
+    ),
+    (
+        "runaway_style",
+        r"the \it training and \it prediction time of Nyström method, which is widely used for large-scale problems in kernel learning today.",
+        "the training and prediction time of Nyström method, which is widely used for large-scale problems in kernel learning today.",
+        {"italic": ("training and prediction time of Nyström method",)},
+        GOOD,
+    ),
+    ("runaway_style", r"\emph{All} of it.", "All of it.", {"italic": ("All of it.",)}, GOOD),  # (too short to tell)
     ("stray_dollar", "GTA5 $ o$ Cityscapes", "GTA5 $ o$ Cityscapes", {}, BAD),
     ("stray_dollar", "where $ d $ are the", "where $ d $ are the", {}, BAD),
     ("stray_dollar", r"GTA5 $\to$ Cityscapes, where $d$ are", "GTA5 → Cityscapes, where d are", {}, GOOD),
@@ -293,16 +344,24 @@ def test_a_defect_is_found_in_the_source_for_its_example():
         (r"in $\R^d$", r"in \Rᵈ", "raw_macro"),  # conventional shorthand: the converter can know it
         (r"$\binom{N}{2}$ pairs", r"\binom N 2 pairs", "raw_macro"),  # standard LaTeX
         (r"$x-\alphaabla f$", r"x-\alphaabla f", "raw_macro"),  # \alpha\nabla with an escape eaten
+        (r"O(\sqrtT) and \mathcalO(n)", r"O(\sqrtT) and \mathcalO(n)", "glued_macro"),  # braces stripped upstream
+        (r"the \numact arms", r"the \numact arms", "author_macro"),  # `\nu` and `mact`? nobody can tell
+        (r"the \dotp{u}{v} product", r"the \dotp u v product", "author_macro"),  # an author's, with arguments
         (r"that \toolname improves", r"that \toolname improves", "author_macro"),  # nobody can know it
         (r"the \datasetName benchmark", r"the \datasetName benchmark", "author_macro"),
     ],
 )
 def test_an_authors_own_macro_is_noted_apart_from_the_defects(source, shown, kind):
     found = sample(source, shown)
-    other = "author_macro" if kind == "raw_macro" else "raw_macro"
     assert getattr(render_audit, kind)(found) is not None
-    assert getattr(render_audit, other)(found) is None
-    assert (kind in render_audit.defects(found)) == (kind == "raw_macro")
+    for other in {"raw_macro", "glued_macro", "author_macro"} - {kind}:
+        assert getattr(render_audit, other)(found) is None, other
+    assert (kind in render_audit.defects(found)) == (kind != "author_macro")
+
+
+def test_the_prose_words_are_the_sources_words_outside_math_and_markup():
+    source = r"We show $x_{abc}$ and \emphsquared, see \cite{key}, \begin{itemize}[left=1em] \item the case."
+    assert [word for word, _ in render_audit.prose_words(source)] == ["show", "and", "squared", "see", "the", "case"]
 
 
 def test_the_script_prints_examples_a_table_and_the_json_line(tmp_path, monkeypatch, capsys):
@@ -331,6 +390,24 @@ def test_the_script_prints_examples_a_table_and_the_json_line(tmp_path, monkeypa
     assert render_audit.main(["--json-only"]) == 0
     only = capsys.readouterr().out.splitlines()
     assert len(only) == 1 and json.loads(only[0]).keys() == FIGURES
+
+
+def test_the_script_audits_the_list_files_and_folders_it_is_given(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(render_audit, "PAPERLISTS", tmp_path / "missing")  # (not read when lists are given)
+    folder = tmp_path / "older"
+    folder.mkdir()
+    records = [{"id": "a", "title": "A", "abstract": r"It attains O(\sqrtT) regret, see \urlhttps://x.org/a."}]
+    (folder / "colt2013.json").write_text(json.dumps(records), encoding="utf-8")
+    (folder / "empty2013.json").write_text(json.dumps([{"id": "b", "title": "B"}]), encoding="utf-8")
+    other = tmp_path / "uai2019.json"
+    other.write_text(json.dumps([{"id": "c", "title": "C", "abstract": "Plain words only."}]), encoding="utf-8")
+    assert render_audit.main(["--json-only", str(folder), str(other)]) == 0
+    out, err = capsys.readouterr()
+    figures = json.loads(out)
+    assert figures["abstracts"] == 2 and figures["lists"] == 2  # the list without abstracts is said and skipped
+    assert "empty2013" in err
+    assert render_audit.main([str(tmp_path / "nothing.json")]) == 2
+    assert "nothing.json" in capsys.readouterr().err
 
 
 def test_missing_corpora_exit_2_with_one_line(tmp_path, monkeypatch, capsys):
