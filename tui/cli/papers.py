@@ -100,9 +100,8 @@ def search_papers(args: argparse.Namespace) -> int:
     if result.notice:  # on stderr, so JSON on stdout stays clean
         print(f"iclr-reader: note: {shown(result.notice)}", file=sys.stderr)
     spelling = spelling_note(result)  # its query and words are shown safely already
-    if spelling and not (
-        args.json and (result.corrected or result.also_searched)
-    ):  # the JSON says "corrected" (not yet the suggestion)
+    said_in_json = args.json and (result.corrected or result.also_searched)  # (not yet the suggestion)
+    if spelling and not said_in_json:
         print(f"iclr-reader: note: {spelling}", file=sys.stderr)
     if args.json:
         print_json(search_json(engine, result))
