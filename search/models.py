@@ -118,6 +118,9 @@ class SearchResult:
     suggestion: str | None = None
     """A spelling correction offered, not searched ("did you mean"): the hits are the query's as
     typed (a long, pasted query; or correction turned off)."""
+    also_searched: tuple[tuple[str, str], ...] = ()
+    """Rare words of the query also searched as a far more common spelling, (typed, also searched)
+    each: `transfomer` is in one paper, `transformer` in hundreds (search/query/spelling.py)."""
 
 
 @dataclass(frozen=True, slots=True)

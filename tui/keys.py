@@ -94,6 +94,12 @@ QUERY_SYNTAX: list[tuple[str, str, str]] = [
         "A lower-case word of 5+ letters no paper has is taken as a typo: the results for wasserstein, and a "
         f"note saying so ({SPELLING_KEY} searches it as typed); in a query of 5+ words, only offered",
     ),
+    (
+        "Words",
+        "casual inference",
+        "A lower-case word in only a few papers whose close spelling is in 20 times as many is searched as "
+        f"both: causal too, with a note saying so ({SPELLING_KEY} searches it as typed)",
+    ),
     ("Words", '"exact phrase"', "The words together, in this order"),
     ("Words", '"kv cache"~3', "The words at most 3 positions apart"),
     ("Words", "compress*", "Words starting with compress (its most frequent ones)"),

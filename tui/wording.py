@@ -135,13 +135,18 @@ def misspelt_words(query: str, corrected: str) -> list[str]:
 def spelling_note(result: SearchResult) -> str | None:
     """What spelling did to a query, the same in the app and on the command line: "No papers contain
     “grpah”; showing results for “graph”" when the correction was searched instead, "Did you mean
-    “graph neural networks”?" when it is only offered; else None."""
+    “graph neural networks”?" when it is only offered, "Also searched “transformer” for “transfomer”"
+    when a rare word was searched as its common spelling too; else None."""
     if result.corrected:
         words = [f"“{shown(word)}”" for word in misspelt_words(result.query, result.corrected) or [result.query]]
         missing = f"{', '.join(words[:-1])} or {words[-1]}" if len(words) > 1 else words[0]
         return f"No papers contain {missing}; showing results for “{shown(result.corrected)}”"
     if result.suggestion:
         return f"Did you mean “{shown(result.suggestion)}”?"
+    if result.also_searched:
+        return "Also searched " + ", ".join(
+            f"“{shown(also)}” for “{shown(typed)}”" for typed, also in result.also_searched
+        )
     return None
 
 
@@ -153,7 +158,7 @@ def result_status(result: SearchResult) -> str:
     query = shown(result.query)
     notice = f" {shown(result.notice)}." if result.notice else ""
     spelling = spelling_note(result)
-    if result.corrected:
+    if result.corrected or result.also_searched:
         return f"{spelling}. {SPELLING_KEY}: search “{query}” as typed.{notice}"
     offer = f"{spelling} {SPELLING_KEY}: search that." if spelling else None
     if not result.hits:

@@ -97,7 +97,7 @@ class QueryRunner:
             attempts: list[SearchResult] = []  # the finished ones, in case the budget runs out
             try:
                 budget.check()
-                how = _How(limit, hit_terms, match == "all")
+                how = _How(limit, hit_terms, match == "all", correct)
                 result = self._run(text, searched, typing, how, allowed, budget, attempts, correct)
             except SearchStopped as stopped:
                 budget.hint(stopped.hint)
@@ -162,6 +162,8 @@ class QueryRunner:
         """Search base, plus the unfinished word `typing` matching its common completions; only
         papers in `docs` (docnums) may match, when given."""
         typed = base + typing if typing else base
+        widened = self._speller.widened(base, budget) if how.widen else None  # `transfomer`: transformer too
+        base = widened.text if widened else base
         completed = base + self._speller.completed(typing) if typing else base
         # The words are counted only when they are the query's own parts: not for AND, OR, NOT.
         query, notice, clauses = self._parser.parse_words(completed, budget, words=not explicit_syntax(typed))
@@ -183,6 +185,7 @@ class QueryRunner:
             all_words=found.all_words,
             any_words=found.any_words,
             match="all" if how.all_words and found.all_words is not None else "any",
+            also_searched=widened.pairs if widened else (),
         )
 
     # -- running ------------------------------------------------------------------------------
@@ -297,6 +300,8 @@ class _How(NamedTuple):
     limit: int
     hit_terms: bool
     all_words: bool
+    widen: bool = True
+    """Rare words also searched as their common spelling (spelling.py's `widened`)."""
 
 
 class _Found(NamedTuple):

@@ -12,6 +12,13 @@ near_edits (an edit: inserting, deleting or changing a letter, or swapping two n
 and among those the one in most papers. Only a query typed by hand (MAX_TYPED_WORDS words or
 fewer) is searched corrected, with a notice saying so; a longer one (pasted text) is searched as typed and
 the correction only offered.
+
+A word the index knows may still be a typo that some paper shares: `transfomer` is in one abstract,
+`transformer` in 1,616. A word as plausibly misspelt as above that is rare (in at most RARE_PAPERS
+papers, or one in RARE_SHARE) while its nearest spelling is in COMMON_FACTOR times as many papers is
+searched as both (`widened`): the typed form keeps its own matches, each counted as if it had
+the common spelling (its rarity alone would put a typo's one paper above the hundreds with the
+word meant).
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from heapq import nlargest
+from math import log
 from typing import NamedTuple
 
 from whoosh.automata.fsa import find_all_matches
@@ -48,6 +56,23 @@ _PROTECTED = r'"[^"]*"?|\[[^\]]*\]?|\{[^}]*\}?|(?<!\w)\w+:\([^)]*\)?'
 _PLAIN_WORD = re.compile(rf"({_PROTECTED})|(?<![\w:*?~^])[^\W\d_]+(?![\w:*?~^])")
 """Words that are not field names, fuzzy terms, wildcards or boosted (the ones correction may
 touch), or a protected span (group 1), which is left alone."""
+
+
+RARE_PAPERS = 3
+"""A word in at most this many papers (or RARE_SHARE's share) may be a typo that papers share."""
+RARE_SHARE = 2000
+"""... or in at most one paper in this many (a large library holds more copies of a typo)."""
+COMMON_FACTOR = 20
+"""A rare word's nearest spelling must be in this many times as many papers to be searched too."""
+
+
+class Widened(NamedTuple):
+    """A query with its rare words also searched as their common spellings."""
+
+    text: str
+    """The query to search: each such word replaced by a group of the two forms."""
+    pairs: tuple[tuple[str, str], ...]
+    """(typed, also searched), in the query's order."""
 
 
 class Correction(NamedTuple):
@@ -105,6 +130,47 @@ class Speller:
             if best is not None:
                 changes.append((match.start(), match.end(), best))
         return Correction(_replaced(text, changes), sure, tuple(changes)) if changes else None
+
+    def widened(self, text: str, budget: Budget | None = None) -> Widened | None:
+        """The text with each rare word that has a far more common spelling (see the module's
+                docstring) searched as both, if any has one; None otherwise. Words the index does not know
+                are left to `correct` (but one only in authors' names or keywords may be a typo the titles and
+        abstracts lack); at most MAX_CORRECTIONS rare words are looked up."""
+        reader = self._reader
+        rare = max(RARE_PAPERS, reader.doc_count() // RARE_SHARE)
+        changes: list[tuple[int, int, str]] = []
+        pairs: list[tuple[str, str]] = []
+        tried = 0
+        for match in _PLAIN_WORD.finditer(text):
+            word = match.group()
+            if match.group(1) or not _misspelt(word):
+                continue
+            papers = self._papers_with(word)
+            if papers > rare or (not papers and not _known(reader, word)):
+                continue  # common; or unknown, which `correct` corrects
+            if tried >= MAX_CORRECTIONS:
+                break
+            tried += 1
+            common = self._nearest_common(word, budget)
+            if common is None or self._papers_with(common) < COMMON_FACTOR * max(papers, 1):
+                continue
+            if set(stems(common)) & set(stems(word)):
+                continue  # the same word to the index
+            weight = _idf(self._papers_with(common), reader.doc_count()) / _idf(max(papers, 1), reader.doc_count())
+            changes.append((match.start(), match.end(), f"({word}^{min(1.0, weight):.3f} OR {common})"))
+            pairs.append((word, common))
+        return Widened(_replaced(text, changes), tuple(pairs)) if changes else None
+
+    def _nearest_common(self, word: str, budget: Budget | None) -> str | None:
+        """word's nearest spelling (see _closest), remembered like an unknown word's."""
+        key = "\0" + word  # kept apart from the unknown words' corrections
+        if key not in self._nearest:
+            if budget is not None:
+                budget.check()
+            if len(self._nearest) >= CACHED_CORRECTIONS:
+                self._nearest.clear()
+            self._nearest[key] = self._closest(word)
+        return self._nearest[key]
 
     def _completions(self, prefix: str, limit: int = COMPLETIONS) -> list[str]:
         """The words starting with prefix that occur in the most papers, one for each stem other
@@ -247,6 +313,12 @@ def _replaced(text: str, changes: Sequence[tuple[int, int, str]]) -> str:
     for start, end, replacement in reversed(changes):
         text = text[:start] + replacement + text[end:]
     return text
+
+
+def _idf(papers: int, total: int) -> float:
+    """A word's inverse document frequency as scoring.py counts it: a boost of idf(common) / idf(rare)
+    makes a paper with the rare form score as one with the common form."""
+    return log(1 + (total - papers + 0.5) / (papers + 0.5))
 
 
 def _misspelt(word: str) -> bool:

@@ -8,6 +8,14 @@ small lists), the titles as the reader shows them (LaTeX converted):
   title -> abstracts          a paper's title pasted into a corpus of abstracts without titles
   words -> title+abstract     4 words from the paper's abstract that are rare in the corpus
   title -> title+abstract     the title, into a corpus with titles
+  typos -> title+abstract     3 consecutive title words, lower case, with 1 or 2 typos (a letter
+                              dropped, doubled, swapped with its neighbour or a key beside it)
+                              in its words of 5+ letters, from a generator seeded per paper
+  half title -> title+abstract  3 to 5 of the title's content words in another order, lower case,
+                              one replaced by a synonym or another form ("networks" -> "nets")
+  description -> title+abstract  a description written by hand (tests/quality/descriptions.json,
+                              67 papers, 4 a list; not the abstract's rarest words), samples A and
+                              B alternate over the file
 
 The known item is the paper the query came from. iclr-reader answers through `engine.search(query,
 limit=10)`, the call `iclr-reader search` makes; FTS5 (tokenize='porter unicode61', bm25) answers
@@ -59,7 +67,71 @@ SETUPS = (
     ("title_to_abstracts", "title -> abstracts", "abstracts", "title"),
     ("words_to_title_abstract", "words -> title+abstract", "titled", "words"),
     ("title_to_title_abstract", "title -> title+abstract", "titled", "title"),
+    ("typo_to_title_abstract", "typos -> title+abstract", "titled", "typo"),
+    ("half_title_to_title_abstract", "half title -> title+abstract", "titled", "half"),
+    ("description_to_title_abstract", "description -> title+abstract", "titled", "description"),
 )
+DESCRIPTIONS = Path(__file__).with_name("descriptions.json")
+"""Hand-written descriptions: {"list", "title", "description"} each; the title names the known item."""
+FRAGMENT = 3
+"""Words in a typo query: consecutive title words."""
+MIN_TYPO_WORD = 5
+"""Only words of this many letters or more get a typo (as spelling.py's MIN_CORRECTED)."""
+_KEYS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
+_NEIGHBOURS = {
+    key: "".join(row[j] for j in (i - 1, i + 1) if 0 <= j < len(row)) for row in _KEYS for i, key in enumerate(row)
+}
+"""Each letter's neighbours on its keyboard row: a substituted letter is a key beside the right one."""
+_SYNONYMS = {
+    "learning": "training",
+    "network": "net",
+    "networks": "nets",
+    "neural": "deep",
+    "efficient": "fast",
+    "fast": "quick",
+    "robust": "resilient",
+    "image": "picture",
+    "images": "pictures",
+    "generation": "synthesis",
+    "analysis": "study",
+    "approach": "method",
+    "method": "approach",
+    "methods": "approaches",
+    "deep": "neural",
+    "estimation": "estimating",
+    "prediction": "forecasting",
+    "language": "text",
+    "large": "big",
+    "detection": "recognition",
+    "representation": "embedding",
+    "representations": "embeddings",
+    "stochastic": "random",
+    "bayesian": "probabilistic",
+    "inference": "estimation",
+    "novel": "new",
+    "towards": "toward",
+    "video": "clip",
+    "videos": "clips",
+    "private": "privacy",
+    "privacy": "private",
+    "federated": "distributed",
+    "online": "streaming",
+    "models": "model",
+    "model": "framework",
+    "optimization": "optimisation",
+    "training": "learning",
+    "graph": "network",
+    "graphs": "networks",
+    "improving": "better",
+    "understanding": "explaining",
+    "scalable": "scaling",
+    "adaptive": "adapting",
+    "generative": "generating",
+    "convolutional": "cnn",
+    "recurrent": "rnn",
+    "reinforcement": "rl",
+}
+"""A word half remembered as another (title words in lower case)."""
 
 DISTINCTIVE_WORDS = 4
 """Words per distinctive-words query; a paper with fewer than MIN_WORDS candidates gives no query."""
@@ -79,6 +151,9 @@ _STOP_LIST = """
 """
 STOP_WORDS = frozenset(_STOP_LIST.split())
 """Words of MIN_WORD_LENGTH letters or more that never make a query distinctive."""
+_SHORT_STOP_LIST = "the and for via with from into its are can our not how why"
+_FUNCTION_WORDS = frozenset(_SHORT_STOP_LIST.split())
+"""Shorter words a half-remembered title leaves out."""
 _TOKEN = re.compile(r"\w+(?:\.\w+)*")
 """A word as the index sees one (Whoosh's default tokenizer): "S2DNet", "NYUv2" and "ethz.ch" stay whole."""
 _PLAIN = re.compile(r"[a-z][a-z0-9]*")
@@ -211,6 +286,92 @@ def distinctive_queries(engine: SearchEngine) -> dict[str, str]:
     return queries
 
 
+def _rng(seed: int, paper: Paper, kind: str) -> random.Random:
+    """A generator for one paper's query of one kind: the same query whatever else is drawn."""
+    return random.Random(f"{seed}:{kind}:{paper.id}")
+
+
+def _typo(word: str, rng: random.Random) -> str:
+    """word with one typo, never in its first letter: a letter dropped, doubled, swapped with the
+    next one, or replaced by a key beside it."""
+    at = rng.randrange(1, len(word))
+    kind = rng.choice(("drop", "double", "swap", "key"))
+    if kind == "swap" and at < len(word) - 1 and word[at] != word[at + 1]:
+        return word[:at] + word[at + 1] + word[at] + word[at + 2 :]
+    if kind == "double":
+        return word[: at + 1] + word[at:]
+    if kind == "key" and word[at] in _NEIGHBOURS:
+        return word[:at] + rng.choice(_NEIGHBOURS[word[at]]) + word[at + 1 :]
+    return word[:at] + word[at + 1 :]
+
+
+def typo_query(paper: Paper, seed: int) -> str | None:
+    """FRAGMENT consecutive words of the title, lower case, with a typo in one of its words of
+    MIN_TYPO_WORD letters or more, or (half the time, when it has two) in two of them."""
+    rng = _rng(seed, paper, "typo")
+    words = [word for word in words_of(paper.title or "") if _PLAIN.fullmatch(word)]
+    starts = [
+        start
+        for start in range(len(words) - FRAGMENT + 1)
+        if any(len(word) >= MIN_TYPO_WORD and word.isalpha() for word in words[start : start + FRAGMENT])
+    ]
+    if not starts:
+        return None
+    start = rng.choice(starts)
+    fragment = words[start : start + FRAGMENT]
+    long_words = [i for i, word in enumerate(fragment) if len(word) >= MIN_TYPO_WORD and word.isalpha()]
+    for i in rng.sample(long_words, 2 if len(long_words) > 1 and rng.random() < 0.5 else 1):
+        fragment[i] = _typo(fragment[i], rng)
+    return " ".join(fragment)
+
+
+def half_title_query(paper: Paper, seed: int) -> str | None:
+    """3 to 5 of the title's content words (no stop words, 3+ letters), in another order, lower
+    case, one of them replaced by a synonym (_SYNONYMS) or another form."""
+    rng = _rng(seed, paper, "half")
+    words = list(
+        dict.fromkeys(
+            word
+            for word in words_of(paper.title or "")
+            if _PLAIN.fullmatch(word) and len(word) >= 3 and word not in STOP_WORDS and word not in _FUNCTION_WORDS
+        )
+    )
+    if len(words) < 3:
+        return None
+    chosen = rng.sample(words, min(len(words), rng.randint(3, 5)))
+    if chosen == [word for word in words if word in chosen]:  # still in the title's order: reverse it
+        chosen.reverse()
+    swapped = [i for i, word in enumerate(chosen) if word in _SYNONYMS]
+    at = rng.choice(swapped) if swapped else rng.randrange(len(chosen))
+    chosen[at] = _SYNONYMS.get(chosen[at]) or _other_form(chosen[at])
+    return " ".join(chosen)
+
+
+def _other_form(word: str) -> str:
+    """Another form of word: singular for plural, a bare stem for -ing/-ed/-al, else a plural."""
+    for ending, replacement in (("ization", "ize"), ("ies", "y"), ("ing", ""), ("ed", ""), ("al", "")):
+        if word.endswith(ending) and len(word) - len(ending) >= 4:
+            return word[: -len(ending)] + replacement
+    if word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word + "s"
+
+
+def description_samples(papers: Sequence[Paper]) -> tuple[dict[str, list[Paper]], dict[str, str]]:
+    """The hand-written descriptions' papers (found by list and title), alternately in samples A
+    and B, and each one's description."""
+    by_title = {(Path(paper.source or "").stem, " ".join((paper.title or "").split())): paper for paper in papers}
+    samples: dict[str, list[Paper]] = {name: [] for name in SAMPLES}
+    described = {}
+    for number, entry in enumerate(json.loads(DESCRIPTIONS.read_text(encoding="utf-8"))):
+        paper = by_title.get((entry["list"], " ".join(entry["title"].split())))
+        if paper is None:
+            continue  # a list not loaded (--quick)
+        samples[SAMPLES[number % len(SAMPLES)]].append(paper)
+        described[paper.id] = entry["description"]
+    return samples, described
+
+
 def fts5_query(query: str) -> str:
     """Each word quoted (so no FTS5 syntax survives), OR-joined."""
     words = [word for word in query.split() if re.search(r"[^\W_]", word)]
@@ -311,13 +472,20 @@ def main() -> int:
         samples = draw_samples(titled.papers, per_list, args.seed)
         titles = {paper.id: paper.title for paper in titled.papers}
         words = distinctive_queries(titled)
+        described_samples, described = description_samples(titled.papers)
         query_of: dict[str, Callable[[Paper], str | None]] = {
             "title": lambda paper: titles.get(paper.id),
             "words": lambda paper: words.get(paper.id),
+            "typo": lambda paper: typo_query(paper, args.seed),
+            "half": lambda paper: half_title_query(paper, args.seed),
+            "description": lambda paper: described.get(paper.id),
         }
         odd = {key: Oddities() for key, _, _, _ in SETUPS}
         results = {
-            key: run_setup(corpora[corpus], query_of[kind], samples, odd[key]) for key, _, corpus, kind in SETUPS
+            key: run_setup(
+                corpora[corpus], query_of[kind], described_samples if kind == "description" else samples, odd[key]
+            )
+            for key, _, corpus, kind in SETUPS
         }
         for setup in corpora.values():
             setup.engine.close()

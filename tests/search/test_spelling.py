@@ -161,3 +161,58 @@ def test_the_word_being_typed_completes_to_other_words_not_its_own_forms(flows):
     assert {"flows0", "flowing0", "flowed0"} <= found  # flow's own forms, found by stemming
     assert len(result.terms) == len(set(result.terms))
     assert "flower" in result.terms and "flowchart" in result.terms
+
+
+# -- a rare word with a far more common spelling: searched as both (issue 36, deliver 1) ---------------
+
+
+def _transformer_lists() -> dict[str, list[dict]]:
+    """25 papers about transformers, one whose abstract has the typo `transfomer` (and nothing about
+    sparse attention), one on sparse attention in transformers, a Wigner paper among papers on
+    winners, and GAN papers beside gap ones."""
+    records = [
+        {"id": f"t{i}", "title": f"Transformer study {i}", "abstract": f"We train a transformer on task {i}."}
+        for i in range(25)
+    ]
+    records += [
+        {"id": "typo", "title": "A survey of pruning", "abstract": "A transfomer is pruned with sparse masks."},
+        {"id": "meant", "title": "Sparse attention for transformers", "abstract": "Attention made sparse."},
+        {"id": "wigner", "title": "Wigner matrices", "abstract": "Eigenvalues of Wigner matrices."},
+        *({"id": f"w{i}", "title": f"The winner takes it all {i}", "abstract": "A winner."} for i in range(25)),
+        {"id": "gan", "title": "Training a gan", "abstract": "A gan is trained."},
+        *({"id": f"g{i}", "title": f"Mind the gap {i}", "abstract": "A gap."} for i in range(25)),
+    ]
+    return {"rare.json": records}
+
+
+def test_a_rare_typo_is_also_searched_as_its_common_spelling_keeping_its_own_matches(engine_over):
+    engine = engine_over(_transformer_lists())
+    result = engine.search("sparse transfomer")
+    assert result.also_searched == (("transfomer", "transformer"),)
+    found = papers(result)
+    assert found[0] == "meant"  # the paper with both words meant first
+    assert "typo" in found  # the typed form's own paper stays among the matches
+    assert spelling_note(result) == "Also searched “transformer” for “transfomer”"
+    assert result.corrected is None and result.suggestion is None
+
+
+def test_searching_as_typed_turns_the_common_spelling_off(engine_over):
+    engine = engine_over(_transformer_lists())
+    result = engine.search(SearchRequest("sparse transfomer", correct=False))
+    assert result.also_searched == ()
+    assert papers(result)[0] == "typo"
+    assert "meant" in papers(result)  # by `sparse` only
+
+
+@pytest.mark.parametrize("query", ["Wigner matrices", "gan training"])
+def test_names_and_short_words_are_never_widened(engine_over, query):
+    engine = engine_over(_transformer_lists())
+    result = engine.search(query)
+    assert result.also_searched == ()
+    assert papers(result)[0] in {"wigner", "gan"}
+
+
+def test_a_long_pasted_query_widens_its_rare_typo_too(engine_over):
+    engine = engine_over(_transformer_lists())
+    result = engine.search("how to make a transfomer attend sparsely to long documents")
+    assert result.also_searched == (("transfomer", "transformer"),)

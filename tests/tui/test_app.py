@@ -453,3 +453,23 @@ async def test_the_collectors_full_passes_wait_for_a_pause(make_app, monkeypatch
             await pilot.pause(0.05)
         assert gc.get_stats()[2]["collections"] > passes
     assert gc.get_threshold() == before
+
+
+async def test_a_rare_typo_also_searched_says_so_and_ctrl_z_searches_it_as_typed(make_app, engine_over):
+    from tests.search.test_spelling import _transformer_lists
+
+    engine = engine_over(_transformer_lists())
+    app = make_app(engine=engine)
+    async with app.run_test(size=NARROW) as pilot:
+        await settle(pilot, app)
+        search = app.screen.query_one(SearchBox)
+        await type_query(pilot, app, "sparse transfomer ")
+        results = app.screen.query_one(ResultsList)
+        assert results.paper_ids[0] == "meant"
+        assert status(app) == (
+            "Also searched “transformer” for “transfomer”. ctrl+z: search “sparse transfomer” as typed."
+        )
+        await pilot.press("ctrl+z")
+        await settle(pilot, app)
+        assert search.value == "sparse transfomer " and results.paper_ids[0] == "typo"
+        assert status(app) == ""

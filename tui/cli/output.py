@@ -55,12 +55,14 @@ def papers_json(engine: SearchEngine) -> JsonObject:
 
 def search_json(engine: SearchEngine, result: SearchResult) -> JsonObject:
     """`search --json`: the query, its spelling correction searched instead (or null), the one
-    offered ("did you mean", or null), the match count and the ranked hits."""
+    offered ("did you mean", or null), the rare words also searched as a common spelling, the
+    match count and the ranked hits."""
     hits = [hit_json(engine, hit) for hit in result.hits]
     return {
         "query": result.query,
         "corrected": result.corrected,
         "suggestion": result.suggestion,
+        "also_searched": [{"typed": typed, "also": also} for typed, also in result.also_searched],
         "total": result.total,
         "hits": hits,
     }

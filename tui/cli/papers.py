@@ -30,7 +30,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--as-typed",
         action="store_true",
         help="search the words exactly as typed: no spelling correction (a short query with a word no paper "
-        "contains is otherwise searched corrected, with a note saying so)",
+        "contains is otherwise searched corrected, and a rare word with a far more common spelling searched as "
+        "both, with a note saying so)",
     )
     search.set_defaults(handler=search_papers)
 
@@ -99,7 +100,8 @@ def search_papers(args: argparse.Namespace) -> int:
     if result.notice:  # on stderr, so JSON on stdout stays clean
         print(f"iclr-reader: note: {shown(result.notice)}", file=sys.stderr)
     spelling = spelling_note(result)  # its query and words are shown safely already
-    if spelling and not (args.json and result.corrected):  # the JSON says "corrected" (not yet the suggestion)
+    said_in_json = args.json and (result.corrected or result.also_searched)  # (not yet the suggestion)
+    if spelling and not said_in_json:
         print(f"iclr-reader: note: {spelling}", file=sys.stderr)
     if args.json:
         print_json(search_json(engine, result))

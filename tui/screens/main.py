@@ -321,14 +321,14 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
             self._show_all()
 
     def action_spelling(self) -> None:
-        """SPELLING_KEY: with a correction shown (its results instead of the query's), search the query
-        exactly as typed, until it changes; with a spelling offered, search that (it replaces the
+        """SPELLING_KEY: with a correction shown (its results instead of the query's) or a rare word
+        also searched as its common spelling, search the query exactly as typed, until it changes; with a spelling offered, search that (it replaces the
         query). Otherwise the key does nothing."""
         search = self.query_one(SearchBox)
         result = self.result
         if result is None or result.query != " ".join(search.value.split()):
             raise SkipAction()  # no result shown for this query yet: nothing to undo or take
-        if result.corrected:
+        if result.corrected or result.also_searched:
             self._as_typed = search.value
             self._search_again()
         elif result.suggestion:
