@@ -35,6 +35,49 @@ class Rendered:
     links: tuple[Link, ...] = ()
 
 
+class Facts(NamedTuple):
+    """What a list says about a paper beyond its text: reviews, people, citations, summaries (see
+    ../shared/notes/paperlists-fields.md). Per-author tuples follow `Paper.authors`' order, "" where
+    the list has nothing for that author; several institutions or countries of one author are
+    joined with " + ". Absent values are None or empty, never invented. A named tuple so the saved
+    corpus writes it as a plain tuple (snapshot.py, parsed.py)."""
+
+    ratings: tuple[float, ...] = ()
+    """Each reviewer's score, in reviewer order."""
+    confidences: tuple[float, ...] = ()
+    rating_std: float | None = None
+    """The spread of the ratings (the list's, or computed from `ratings`)."""
+    confidence_avg: float | None = None
+    author_ids: tuple[str, ...] = ()
+    """OpenReview profile ids (~Name1), per author."""
+    affiliations: tuple[str, ...] = ()
+    """Per author, as the list writes them."""
+    institutions: tuple[str, ...] = ()
+    """Per author, normalised where the list normalises them (aff_unique_norm)."""
+    abbreviations: tuple[str, ...] = ()
+    """Per author, the institutions' abbreviations (UPenn)."""
+    countries: tuple[str, ...] = ()
+    """Per author."""
+    positions: tuple[str, ...] = ()
+    homepages: tuple[str, ...] = ()
+    dblp: tuple[str, ...] = ()
+    scholar: tuple[str, ...] = ()
+    orcid: tuple[str, ...] = ()
+    cited_by: str | None = None
+    """Google Scholar's "cited by" page."""
+    tldr: str | None = None
+    area: str | None = None
+    """The primary area the authors chose."""
+    session: str | None = None
+    landing: str | None = None
+    """The venue's open-access landing page (`oa`: CVF, PMLR, NeurIPS proceedings)."""
+    bibtex: str | None = None
+    """The venue's own BibTeX entry, as the list gives it."""
+
+
+NO_FACTS = Facts()
+
+
 class Paper(NamedTuple):
     """One paper as loaded from a corpus; optional metadata is None when the corpus lacks it.
 
@@ -69,6 +112,13 @@ class Paper(NamedTuple):
     title_added: bool = False
     """The title is a fact added to a list of abstracts (the bundled ICLR 2025 list): the paper's name
     is the one its abstract introduces, not the title's."""
+    rating: float | None = None
+    """The mean review rating (the list's rating_avg, else the mean of the reviewers' scores); None
+    without public reviews."""
+    citations: int | None = None
+    """Google Scholar's count; None when unknown."""
+    facts: Facts = NO_FACTS
+    """Everything else the list says about the paper (reviews, people, summaries)."""
 
 
 def _abstract(paper: Paper) -> str:

@@ -37,13 +37,13 @@ from search import paths
 from search.corpus import parsed
 from search.corpus.bundled import facts_path
 from search.corpus.kept import Kept, KeptAbstracts
-from search.models import Paper
+from search.models import NO_FACTS, Facts, Paper
 
 CACHE_FOLDER = "corpus"
 KEY_FILE = "key"
 KEPT_ENTRIES = 3
 """Sets of files kept (the app's default set, and a few --corpus sets); each holds every paper."""
-_MAGIC = b"iclr-reader corpus 3\n"
+_MAGIC = b"iclr-reader corpus 4\n"  # 4: papers carry rating, citations and facts
 _SEAL = 32
 _LENGTH = 8
 _CHUNK = 1 << 20
@@ -141,6 +141,8 @@ def _checked(file: io.FileIO, secret: bytes, key: tuple) -> dict[str, Any] | Non
     papers = []
     for index, row in enumerate(rows):
         row[_ABSTRACT] = Kept(abstracts, index)
+        known = row[_FACTS]
+        row[_FACTS] = NO_FACTS if known is None else make(Facts, known)
         papers.append(make(Paper, row))
     fields["papers"] = tuple(papers)
     return fields
@@ -188,6 +190,11 @@ def write(key: tuple, fields: dict[str, Any]) -> None:
 _ABSTRACT = Paper._fields.index("abstract")
 _SHARED = tuple(Paper._fields.index(name) for name in ("venue", "status", "track", "source"))
 _SHARED_LISTS = tuple(Paper._fields.index(name) for name in ("authors", "keywords", "also_in"))
+_FACTS = Paper._fields.index("facts")
+_FACTS_SHARED = tuple(Facts._fields.index(name) for name in ("area", "session"))
+_FACTS_SHARED_LISTS = tuple(
+    Facts._fields.index(name) for name in ("affiliations", "institutions", "abbreviations", "countries", "positions")
+)
 
 
 def _rows(papers: Sequence[Paper]) -> list[list[Any]]:
@@ -205,8 +212,21 @@ def _rows(papers: Sequence[Paper]) -> list[list[Any]]:
                 row[at] = one.setdefault(row[at], row[at])
         for at in _SHARED_LISTS:
             row[at] = tuple([one.setdefault(name, name) for name in row[at]])
+        row[_FACTS] = None if paper.facts == NO_FACTS else _facts_row(paper.facts, one)
         rows.append(row)
     return rows
+
+
+def _facts_row(facts: Facts, one: dict[str, str]) -> tuple:
+    """A paper's facts as a plain tuple (marshal writes no named tuple), institutions, countries
+    and areas shared as names are."""
+    row: list[Any] = list(facts)
+    for at in _FACTS_SHARED:
+        if row[at] is not None:
+            row[at] = one.setdefault(row[at], row[at])
+    for at in _FACTS_SHARED_LISTS:
+        row[at] = tuple([one.setdefault(name, name) for name in row[at]])
+    return tuple(row)
 
 
 def _entry(key: tuple) -> Path:
