@@ -15,6 +15,8 @@ from pathlib import Path
 from search import (
     FORMATS,
     Bookmark,
+    ReaderError,
+    SearchEngine,
     UserStore,
     bookmark_of,
     clean_bookmark,
@@ -81,10 +83,19 @@ def _usable_id(paper_id: str) -> bool:
     return bool(paper_id) and not has_undecodable(paper_id) and shown(paper_id) == paper_id
 
 
+def _engine_if_loadable(args: argparse.Namespace) -> SearchEngine | None:
+    """The loaded lists, for the papers' own facts in `bookmarks --json`; None when they cannot be
+    loaded (the bookmarks are still listed, from the store)."""
+    try:
+        return load_engine(args)
+    except (ReaderError, CliError):
+        return None
+
+
 def list_bookmarks(args: argparse.Namespace) -> int:
     bookmarks = [clean_bookmark(bookmark) for bookmark in _open_store().bookmarks()]
     if args.json:
-        print_bookmarks_json(bookmarks)
+        print_bookmarks_json(bookmarks, _engine_if_loadable(args))
         return 0
     if not bookmarks:
         print("No bookmarks yet. In the app, press b on a paper; or: iclr-reader bookmarks add ID")

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from search import Hit, Marks, SearchEngine, SearchRequest, UserStore, convert, split_facets
 from tui.cli.errors import CliError, shown
 from tui.cli.loading import ensure_index, load_engine
-from tui.cli.output import papers_json, print_json, print_styled, related_json, rendered_json, search_json
+from tui.cli.output import paper_json, papers_json, print_json, print_styled, related_json, rendered_json, search_json
 from tui.cli.wording import counted, id_width
 from tui.wording import spelling_note
 
@@ -37,6 +37,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     show = commands.add_parser("show", help="show one paper's rendered abstract, metadata and links")
     show.add_argument("id", help="paper id (see `list` or `search`)")
     show.add_argument("--plain", action="store_true", help="no terminal styling")
+    show.add_argument("--json", action="store_true", help="print the paper as JSON (the shape list --json gives)")
     show.set_defaults(handler=show_paper)
 
     related = commands.add_parser("related", help="the papers most similar to one paper")
@@ -119,6 +120,9 @@ def _print_hits(engine: SearchEngine, hits: Sequence[Hit]) -> None:
 
 def show_paper(args: argparse.Namespace) -> int:
     engine = load_engine(args)
+    if args.json:
+        print_json(paper_json(engine, engine.paper(args.id)))
+        return 0
     from tui.render import paper_text
 
     text = paper_text(engine.describe(args.id))
