@@ -204,6 +204,8 @@ class Marks:
 
     bookmarked: frozenset[str] = frozenset()
     opened: frozenset[str] = frozenset()
+    notes: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    """(paper id, note, tags) of the bookmarks with a note or tags, for `tag:` and `note:`."""
 
 
 SEARCH_SECONDS = 2.0

@@ -77,19 +77,22 @@ def paper_links(paper: Paper, rendered: Rendered, name: str | None) -> tuple[Lin
         *(safe_link("project page", url, "project") for url in field_urls(paper.project)),
         *rendered.links,
         safe_link(_page_label(paper.site), paper.site, "paper"),
+        safe_link("venue's page", paper.facts.landing, "paper"),
         safe_link("PDF", paper.pdf, "pdf"),
         safe_link("arXiv page", f"{ARXIV}{paper.arxiv}" if paper.arxiv else None, "arxiv"),
+        safe_link("Google Scholar: cited by", paper.facts.cited_by, "citations"),
     ]
     query = paper.title or " ".join(filter(None, [name, " ".join(rendered.text.split()[:12])]))
     encoded = quote_plus(query)
     candidates.append(Link("Google Scholar search", f"https://scholar.google.com/scholar?q={encoded}", "search"))
-    candidates.append(
-        Link(
-            "OpenReview search",
-            f"https://openreview.net/search?term={encoded}&content=all&group=all&source=all",
-            "search",
+    if on_openreview(paper):
+        candidates.append(
+            Link(
+                "OpenReview search",
+                f"https://openreview.net/search?term={encoded}&content=all&group=all&source=all",
+                "search",
+            )
         )
-    )
     links: list[Link] = []
     seen: set[str] = set()
     for link in candidates:
@@ -97,6 +100,25 @@ def paper_links(paper: Paper, rendered: Rendered, name: str | None) -> tuple[Lin
             seen.add(link.url)
             links.append(link)
     return tuple(links)
+
+
+OPENREVIEW_SINCE = {
+    **{"ICLR": 2013, "COLM": 2024, "CORL": 2021, "TMLR": 2022, "NEURIPS": 2021, "ICML": 2023},
+    **{"UAI": 2022, "AISTATS": 2025, "MIDL": 2018, "WWW": 2024, "LOG": 2022},
+}
+"""Venues that review on OpenReview, and since when."""
+
+
+def on_openreview(paper: Paper) -> bool:
+    """Whether an OpenReview search may find the paper: its page or PDF is there, its authors have
+    OpenReview ids, or its venue reviews there (or the list does not say where it is from)."""
+    if "openreview.net" in f"{paper.site} {paper.pdf}".lower() or any(paper.facts.author_ids):
+        return True
+    venue = (paper.venue or "").upper().split()
+    if not venue:
+        return True  # the list does not say where the paper is from: it may be there
+    since = OPENREVIEW_SINCE.get(venue[0])
+    return since is not None and (paper.year is None or paper.year >= since)
 
 
 def _code_label(url: str) -> str:

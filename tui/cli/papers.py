@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import gc
 import sys
+import textwrap
 import time
 from collections.abc import Sequence
 
@@ -22,7 +23,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     listing.add_argument("--json", action="store_true", help="print JSON")
     listing.set_defaults(handler=list_papers)
 
-    search = commands.add_parser("search", help="search the papers")
+    search = commands.add_parser(
+        "search",
+        help="search the papers",
+        description="Search the loaded papers with the query language the app's search box reads.",
+        epilog=query_language(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     search.add_argument("query", help='query: words, "phrases", prefix*, fuzzy~, field:term, AND/OR/NOT')
     search.add_argument("--limit", type=int, default=20, help="number of hits (default 20)")
     search.add_argument("--json", action="store_true", help="print JSON")
@@ -55,6 +62,18 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     index = commands.add_parser("index", help="build or refresh the search index")
     index.add_argument("--rebuild", action="store_true", help="rebuild even if the index is up to date")
     index.set_defaults(handler=build_index)
+
+
+def query_language() -> str:
+    """The query language as `search --help` lists it (the help screen's table: tui/keys.py)."""
+    from tui.keys import QUERY_SYNTAX
+
+    lines = ["query language (the same in the app's search box):"]
+    for _, typed, meaning in QUERY_SYNTAX:
+        wrapped = textwrap.wrap(meaning, 96 - 28) or [""]
+        lines.append(f"  {typed:<25} {wrapped[0]}")
+        lines += [f"  {'':<25} {more}" for more in wrapped[1:]]
+    return "\n".join(lines)
 
 
 def open_app(args: argparse.Namespace) -> int:
@@ -95,7 +114,8 @@ def search_papers(args: argparse.Namespace) -> int:
     marks = Marks()
     if split_facets(query)[1].needs_marks:
         store = UserStore()
-        marks = Marks(frozenset(store.bookmarked_ids()), frozenset(store.opened_ids()))
+        notes = tuple((b.paper_id, b.note, b.tags) for b in store.bookmarks() if b.note or b.tags)
+        marks = Marks(frozenset(store.bookmarked_ids()), frozenset(store.opened_ids()), notes)
     result = engine.search(SearchRequest(query, limit=limit, marks=marks, correct=not args.as_typed))
     if result.notice:  # on stderr, so JSON on stdout stays clean
         print(f"iclr-reader: note: {shown(result.notice)}", file=sys.stderr)
