@@ -48,6 +48,7 @@ class Filters:
         self._cache: dict[tuple, tuple[frozenset[str], list[str]]] = {}
         self._statuses: dict[str, str | None] | None = None
         self._any_code: bool | None = None
+        self._values: dict[str, frozenset[str]] = {}
 
     def allowed(self, facets: Facets, marks: Marks) -> tuple[frozenset[str] | None, list[str]]:
         """The paper ids the facets let through (None: no filter), and what was not understood."""
@@ -95,15 +96,20 @@ class Filters:
             checks.append(self._flag(flag, wanted, marks))
         for bounds in facets.ranges:
             checks.append(_range_check(bounds))
-            problems += self._range_problems(bounds)
         by_field: dict[tuple[str, bool], list[str]] = {}
         for field, value, negated in facets.values:
             by_field.setdefault((field, negated), []).append(value)
+        value_checks = []
         for (field, negated), wanted_values in by_field.items():
             check = self._value_check(field, wanted_values, marks)
             checks.append(_negated(check) if negated else check)
-            problems += self._value_problems(field, wanted_values, check)
+            value_checks.append((field, wanted_values, check))
         allowed = frozenset(paper.id for paper in self._papers if all(check(paper) for check in checks))
+        if not allowed:  # why: a field no list has, a value no paper has (worked out only then)
+            for bounds in facets.ranges:
+                problems += self._range_problems(bounds)
+            for field, wanted_values, check in value_checks:
+                problems += self._value_problems(field, wanted_values, check)
         if ("has:code", True) in facets.flags and not allowed and not self._some_code():
             problems.append("no loaded paper has a code link: has:code finds nothing here")
         return allowed, problems
@@ -134,15 +140,39 @@ class Filters:
             return lambda paper: paper.id in ids
         folded = [_folded(value) for value in wanted]
         if field == "inst":
-            return lambda paper: any(_institution_has(paper, value) for value in folded)
+            # Each institution as the papers write it (per author, "A + B") is judged once.
+            matching = {
+                written
+                for written in self._distinct("inst")
+                if any(_institution_is(part, value) for part in written.split(" + ") for value in folded)
+            }
+            return lambda paper: (
+                not (matching.isdisjoint(paper.facts.institutions) and matching.isdisjoint(paper.facts.abbreviations))
+            )
         if field == "country":
             countries = {COUNTRY_NAMES.get(value, value) for value in folded}
-            return lambda paper: any(
-                _folded(part) in countries for country in paper.facts.countries for part in country.split(" + ")
-            )
+            matching = {
+                written
+                for written in self._distinct("country")
+                if any(_folded(part) in countries for part in written.split(" + "))
+            }
+            return lambda paper: not matching.isdisjoint(paper.facts.countries)
         return lambda paper: (
             paper.facts.area is not None and any(value in _folded(paper.facts.area) for value in folded)
         )
+
+    def _distinct(self, field: str) -> frozenset[str]:
+        """Every institution (or abbreviation), or every country, the loaded papers' authors have
+        as written, worked out once."""
+        if field not in self._values:
+            if field == "inst":
+                found = {value for paper in self._papers for value in paper.facts.institutions}
+                found.update(value for paper in self._papers for value in paper.facts.abbreviations)
+            else:
+                found = {value for paper in self._papers for value in paper.facts.countries}
+            found.discard("")
+            self._values[field] = frozenset(found)
+        return self._values[field]
 
     def _value_problems(self, field: str, wanted: list[str], check: Callable[[Paper], bool]) -> list[str]:
         """Why a field finds nothing: no loaded list has it at all, or no paper has these values."""
@@ -310,44 +340,42 @@ def _range_check(bounds: Range) -> Callable[[Paper], bool]:
     return lambda paper: bounds.holds(value(paper))
 
 
-def _institution_has(paper: Paper, wanted: str) -> bool:
-    """inst:VALUE: an institution of the paper's authors is named so (upenn, "University of
-    Pennsylvania"), has every word of it (cambridge), or is abbreviated so (UPenn)."""
-    facts = paper.facts
-    words = wanted.split()
-    for institution in (*facts.institutions, *facts.abbreviations):
-        for part in institution.split(" + "):
-            folded = _folded(part)
-            if folded == wanted or (folded and all(word in folded.split() for word in words)):
-                return True
-    return False
+def _institution_is(written: str, wanted: str) -> bool:
+    """inst:VALUE: an institution (or its abbreviation) named so (upenn, "University of
+    Pennsylvania"), or with every word of it (cambridge)."""
+    folded = _folded(written)
+    if folded == wanted:
+        return True
+    have = folded.split()
+    return bool(have) and all(word in have for word in wanted.split())
 
 
 def people_check(papers: Sequence[Paper], wanted: list[str]) -> Callable[[Paper], bool]:
     """author:VALUE: the person, by OpenReview id (~Name1) or by name (case, accents and
     punctuation folded); a person named so who has an id is also found by that id where another
     list spells the name otherwise. One word alone (author:hinton) is any author with that word in
-    their name."""
+    their name. Each distinct name is judged once."""
     ids = {value for value in wanted if value.startswith("~")}
     names = {_folded(value) for value in wanted if not value.startswith("~")}
     words = {name for name in names if " " not in name}
-    for paper in papers:  # the ids of the people named, where their lists have ids
-        author_ids = paper.facts.author_ids
-        if author_ids:
-            for at, author in enumerate(paper.authors):
-                if at < len(author_ids) and author_ids[at] and _folded(author) in names:
-                    ids.add(author_ids[at])
-
-    def check(paper: Paper) -> bool:
-        if ids and not ids.isdisjoint(paper.facts.author_ids):
-            return True
-        for author in paper.authors:
-            folded = _folded(author)
-            if folded in names or (words and not words.isdisjoint(folded.split())):
-                return True
-        return False
-
-    return check
+    distinct = {author for paper in papers for author in paper.authors}
+    matching = {
+        author
+        for author in distinct
+        if (folded := _folded(author)) in names or (words and not words.isdisjoint(folded.split()))
+    }
+    if matching:
+        for paper in papers:  # the ids of the people named, where their lists have ids
+            author_ids = paper.facts.author_ids
+            if author_ids and not matching.isdisjoint(paper.authors):
+                ids.update(
+                    author_ids[at]
+                    for at, author in enumerate(paper.authors)
+                    if at < len(author_ids) and author_ids[at] and author in matching
+                )
+    if ids:
+        return lambda paper: not matching.isdisjoint(paper.authors) or not ids.isdisjoint(paper.facts.author_ids)
+    return lambda paper: not matching.isdisjoint(paper.authors)
 
 
 def _listed(values: Sequence[str]) -> str:
