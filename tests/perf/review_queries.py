@@ -51,7 +51,11 @@ def replicated(files: list[Path], target: int, folder: Path) -> list[Path]:
             if len(out) >= target:
                 break
             if copy:
-                record = {**record, "id": f"{record.get('id')}-r{copy}", "abstract": f"{record.get('abstract')} ({copy})"}
+                record = {
+                    **record,
+                    "id": f"{record.get('id')}-r{copy}",
+                    "abstract": f"{record.get('abstract')} ({copy})",
+                }
             out.append(record)
         copy += 1
     paths = []
