@@ -47,6 +47,7 @@ from search.sources import (
     in_catalogue,
     parse_request,
     update_list,
+    without_abstracts,
 )
 from search.sources import available as available_lists
 from search.text.describe import Description, bookmark_of, display_label, primary_link
@@ -134,6 +135,7 @@ __all__ = [
     "term_ranges",
     "toggle",
     "update_list",
+    "without_abstracts",
     "without_facet",
     "write_atomic",
 ]

@@ -201,10 +201,16 @@ def origin_json(origin: ListOrigin) -> JsonObject:
 
 
 def available_json(conferences: Sequence[Conference]) -> JsonObject:
-    """`get --available --json`: each paperlists conference's folder name, display name and years."""
+    """`get --available --json`: each paperlists conference's folder name, display name, years, and
+    the years whose lists have no abstracts (nothing to search)."""
     return {
         "paperlists": [
-            {"name": conference.name, "label": conference.label, "years": list(conference.years)}
+            {
+                "name": conference.name,
+                "label": conference.label,
+                "years": list(conference.years),
+                "without_abstracts": list(conference.without_abstracts),
+            }
             for conference in conferences
         ]
     }
