@@ -102,23 +102,24 @@ def paper_links(paper: Paper, rendered: Rendered, name: str | None) -> tuple[Lin
     return tuple(links)
 
 
-OPENREVIEW_SINCE = {
-    **{"ICLR": 2013, "COLM": 2024, "CORL": 2021, "TMLR": 2022, "NEURIPS": 2021, "ICML": 2023},
-    **{"UAI": 2022, "AISTATS": 2025, "MIDL": 2018, "WWW": 2024, "LOG": 2022},
-}
-"""Venues that review on OpenReview, and since when."""
+NOT_ON_OPENREVIEW = frozenset({"CVPR", "ICCV", "ECCV", "WACV", "AAAI", "IJCAI", "KDD", "SIGGRAPH", "ICRA", "IROS"})
+"""Venues whose papers are not on OpenReview."""
+OPENREVIEW_SINCE = {"NEURIPS": 2021, "ICML": 2023, "CORL": 2021, "UAI": 2022, "AISTATS": 2025, "WWW": 2024}
+"""Venues on OpenReview only since a year."""
 
 
 def on_openreview(paper: Paper) -> bool:
-    """Whether an OpenReview search may find the paper: its page or PDF is there, its authors have
-    OpenReview ids, or its venue reviews there (or the list does not say where it is from)."""
+    """Whether an OpenReview search may find the paper: its page, PDF or authors are there, or its
+    venue is not one known to be elsewhere (CVPR; NeurIPS before 2021)."""
     if "openreview.net" in f"{paper.site} {paper.pdf}".lower() or any(paper.facts.author_ids):
         return True
     venue = (paper.venue or "").upper().split()
     if not venue:
-        return True  # the list does not say where the paper is from: it may be there
+        return True
     since = OPENREVIEW_SINCE.get(venue[0])
-    return since is not None and (paper.year is None or paper.year >= since)
+    if since is not None:
+        return paper.year is None or paper.year >= since
+    return venue[0] not in NOT_ON_OPENREVIEW
 
 
 def _code_label(url: str) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 
 from search.corpus.formats import common
 from search.models import NO_FACTS, Facts
+from search.text.sanitize import sanitize
 
 _NUMBER = re.compile(r"\s*(-?\d+(?:\.\d+)?)")
 _MAX_REVIEWERS = 64
@@ -201,5 +202,5 @@ def _url(value: Any) -> str:
 
 
 def _bibtex(value: Any) -> str | None:
-    entry = common.abstract(value)  # multi-line text, sanitised
+    entry = sanitize(value).strip() if isinstance(value, str) else None  # multi-line text, sanitised
     return entry if entry and entry.startswith("@") else None
