@@ -37,6 +37,7 @@ from search.models import (
 )
 from search.query.facets import MATCHES, Facets, facet_tokens, quoted, split_facets, toggle, without_facet
 from search.query.highlight import term_ranges
+from search.query.stats import RatingBucket, Stats
 from search.sources import (
     ARXIV_DEFAULT_MAX,
     Conference,
@@ -93,6 +94,7 @@ __all__ = [
     "ListRequest",
     "Marks",
     "Paper",
+    "RatingBucket",
     "ReaderError",
     "Rendered",
     "Row",
@@ -101,6 +103,7 @@ __all__ = [
     "SearchResult",
     "SourceError",
     "Span",
+    "Stats",
     "StoreError",
     "ToggleResult",
     "UnknownPaper",

@@ -25,6 +25,8 @@ from search.query.parse import SEARCH_FIELDS, named_fields, unknown_fields
 from search.query.pasted import explicit_syntax
 from search.query.runner import QueryRunner
 from search.query.scan import scan
+from search.query.stats import Stats
+from search.query.stats import compute as compute_stats
 from search.text.describe import Description, describe, quick_headline
 
 __all__ = ["IndexStatus", "Row", "SearchEngine", "UnknownPaper"]
@@ -290,6 +292,14 @@ class SearchEngine:
         )
         self._available = available
         return available
+
+    def stats(self, query: str = "", marks: Marks | None = None) -> Stats:
+        """The statistics (search/query/stats.py) of the papers the query finds (every match, in
+        no particular order), or of every loaded paper when it is blank."""
+        if not query.strip():
+            return compute_stats(self.papers)
+        result = self.search(SearchRequest(query, limit=max(1, len(self.papers)), marks=marks or Marks(), budget=None))
+        return compute_stats([self.paper(hit.paper_id) for hit in result.hits])
 
     def related(
         self,

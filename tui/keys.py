@@ -63,6 +63,11 @@ KEYS: list[tuple[str, str, str]] = [
     ("Anywhere", "ctrl+s", "Save the current search with a name"),
     ("Anywhere", "S", "Saved searches: 1-9 or enter runs one, d deletes (not while typing)"),
     ("Anywhere", "B", "Bookmarks: filter, open, remove"),
+    (
+        "Anywhere",
+        "s",
+        "Statistics of the query's papers (or all): ratings by decision, institutions, countries, keywords, citations",
+    ),
     ("Anywhere", "ctrl+g", "Get a list: pick a conference and year (or openreview:VENUE, arxiv:QUERY) to download"),
     (
         "Anywhere",
@@ -76,6 +81,8 @@ KEYS: list[tuple[str, str, str]] = [
     ("Bookmarks", "j  k  up  down", "Move the selection"),
     ("Bookmarks", "g  G  home  end", "First / last bookmark"),
     ("Bookmarks", "esc  B", "Back to the papers"),
+    ("Statistics", "esc  s  q", "Back to the papers"),
+    ("Statistics", "j  k  up  down  pageup  pagedown  space  g  G  home  end", "Scroll"),
     ("Help", "up  down  pageup  pagedown", "Scroll the help (type to filter it, esc closes it)"),
     ("Dialogs", "ctrl+s  enter  esc", "Save the note / save tags / cancel (with unsaved changes: esc twice)"),
     ("Dialogs", "1  2  3  4  5  6  7  8  9", "Choose a link in the link picker"),

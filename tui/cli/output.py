@@ -21,6 +21,7 @@ from search import (
     Rendered,
     SearchEngine,
     SearchResult,
+    Stats,
     bookmark_record,
     export,
     link_records,
@@ -146,6 +147,14 @@ def related_json(engine: SearchEngine, paper_id: str, hits: Sequence[Hit]) -> Js
 def hit_json(engine: SearchEngine, hit: Hit) -> JsonObject:
     """One hit of `search --json` or `related --json`: the paper object, its score and the terms that matched."""
     return {**paper_object(engine, hit.paper_id), "score": round(hit.score, 4), "terms": list(hit.terms)}
+
+
+def stats_json(stats: Stats, query: str) -> JsonObject:
+    """`stats --json`: the query (null for every loaded paper) and the numbers the stats screen
+    draws: papers, rated, decisions, ratings (each bucket's low end, papers, accepted, share
+    accepted, papers by decision), institutions and countries by papers and by accepted papers,
+    keywords, areas, citations by decision (papers, median, mean)."""
+    return {"query": query.strip() or None, **stats.as_json()}
 
 
 def rendered_json(rendered: Rendered) -> JsonObject:

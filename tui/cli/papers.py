@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import shutil
 import sys
 import textwrap
 import time
@@ -13,7 +14,16 @@ from collections.abc import Sequence
 from search import Hit, Marks, SearchEngine, SearchRequest, UserStore, convert, split_facets
 from tui.cli.errors import CliError, shown
 from tui.cli.loading import ensure_index, load_engine
-from tui.cli.output import paper_json, papers_json, print_json, print_styled, related_json, rendered_json, search_json
+from tui.cli.output import (
+    paper_json,
+    papers_json,
+    print_json,
+    print_styled,
+    related_json,
+    rendered_json,
+    search_json,
+    stats_json,
+)
 from tui.cli.wording import counted, id_width
 from tui.wording import spelling_note
 
@@ -40,6 +50,14 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "contains is otherwise searched corrected, with a note saying so)",
     )
     search.set_defaults(handler=search_papers)
+
+    stats = commands.add_parser(
+        "stats",
+        help="statistics of the loaded lists or a query's papers: ratings by decision, institutions, ...",
+    )
+    stats.add_argument("query", nargs="?", default="", help="a query (default: every loaded paper)")
+    stats.add_argument("--json", action="store_true", help="print the numbers as JSON")
+    stats.set_defaults(handler=show_stats)
 
     show = commands.add_parser("show", help="show one paper's rendered abstract, metadata and links")
     show.add_argument("id", help="paper id (see `list` or `search`)")
@@ -111,11 +129,7 @@ def search_papers(args: argparse.Namespace) -> int:
         raise CliError("--limit must be at least 1")
     engine = load_engine(args)
     ensure_index(engine)
-    marks = Marks()
-    if split_facets(query)[1].needs_marks:
-        store = UserStore()
-        notes = tuple((b.paper_id, b.note, b.tags) for b in store.bookmarks() if b.note or b.tags)
-        marks = Marks(frozenset(store.bookmarked_ids()), frozenset(store.opened_ids()), notes)
+    marks = _marks_for(query)
     result = engine.search(SearchRequest(query, limit=limit, marks=marks, correct=not args.as_typed))
     if result.notice:  # on stderr, so JSON on stdout stays clean
         print(f"iclr-reader: note: {shown(result.notice)}", file=sys.stderr)
@@ -136,6 +150,35 @@ def _print_hits(engine: SearchEngine, hits: Sequence[Hit]) -> None:
     width = id_width(hit.paper_id for hit in hits)
     for hit in hits:
         print(f"{hit.paper_id:<{width}}  {hit.score:6.2f}  {engine.row(hit.paper_id).headline}")
+
+
+def show_stats(args: argparse.Namespace) -> int:
+    query: str = args.query
+    engine = load_engine(args)
+    if query.strip():
+        ensure_index(engine)
+    stats = engine.stats(query, _marks_for(query))
+    if args.json:
+        print_json(stats_json(stats, query))
+        return 0
+    from tui.stats_view import stats_text
+
+    scope = f"query: {query}" if query.strip() else "every loaded paper"
+    text = stats_text(stats, shutil.get_terminal_size((100, 24)).columns, scope)
+    if sys.stdout.isatty():
+        print_styled(text)
+    else:
+        print(text.plain)
+    return 0
+
+
+def _marks_for(query: str) -> Marks:
+    """The user's marks when the query filters by them (is:, tag:, note:)."""
+    if not split_facets(query)[1].needs_marks:
+        return Marks()
+    store = UserStore()
+    notes = tuple((b.paper_id, b.note, b.tags) for b in store.bookmarks() if b.note or b.tags)
+    return Marks(frozenset(store.bookmarked_ids()), frozenset(store.opened_ids()), notes)
 
 
 def show_paper(args: argparse.Namespace) -> int:

@@ -73,6 +73,7 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         Binding("q", "quit", "Quit"),
         Binding("h", "close_reader", "Back", show=False),
         Binding("B", "show_bookmarks", "Bookmarks", show=False),
+        Binding("s", "stats", "Stats", show=False),
         Binding("left_square_bracket", "narrower_list", "Narrower list", show=False, key_display="["),
         Binding("right_square_bracket", "wider_list", "Wider list", show=False, key_display="]"),
         Binding("z", "toggle_list_only", "List only", show=False),
@@ -588,6 +589,13 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         """Draw every row again (the marks or the theme changed), keeping the list and its selection."""
         self.query_one(ResultsList).refresh_rows()
         self._show_reader(self.current_paper_id())
+
+    def action_stats(self) -> None:
+        """The statistics of the current query's papers (every loaded paper with no query)."""
+        from tui.screens.stats import StatsScreen  # loaded when first opened, not before the first frame
+
+        query = self.query_one(SearchBox).value
+        self.app.push_screen(StatsScreen(self.engine, query, self._request(query).marks))
 
     def action_show_bookmarks(self) -> None:
         if self.store_access.require(self) is None:
