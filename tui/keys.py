@@ -64,6 +64,12 @@ KEYS: list[tuple[str, str, str]] = [
     ("Anywhere", "S", "Saved searches: 1-9 or enter runs one, d deletes (not while typing)"),
     ("Anywhere", "B", "Bookmarks: filter, open, remove"),
     (
+        "Paper",
+        "p",
+        "People: the paper's authors (with institution, country) and institutions; one picked lists its papers "
+        "in every list (author:, inst:) and their count per venue",
+    ),
+    (
         "Anywhere",
         "s",
         "Statistics of the query's papers (or all): ratings by decision, institutions, countries, keywords, citations",

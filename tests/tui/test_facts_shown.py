@@ -108,3 +108,31 @@ def test_the_figure_column_goes_before_a_title_gets_narrower_than_its_minimum():
     assert figure_width_for(None, 200) == 0
     assert (figure_text("rating", 6.333, None), figure_text("rating", None, 5)) == ("6.3", "")
     assert (figure_text("citations", None, 9999), figure_text("citations", None, 10893)) == ("9999", "10k")
+
+
+async def test_p_lists_the_authors_and_institutions_and_picking_one_searches_them(tmp_path):
+    other = {
+        "id": "o2",
+        "title": "Another paper by Ada",
+        "abstract": "We study sparse attention again.",
+        "author": "Ada Lovelace",
+        "aff": "University of Pennsylvania",
+    }
+    engine = engine_of(tmp_path, [RATED, PLAIN, other])
+    app = ReaderApp(engine, store=UserStore(), query="molecules proteins")
+    async with app.run_test(size=NARROW) as pilot:
+        await settle(pilot, app)
+        app.screen.query_one("ResultsList").focus()
+        await pilot.press("p")
+        await settle(pilot, app)
+        from tui.screens.choosers import Chooser
+
+        chooser = app.screen
+        assert isinstance(chooser, Chooser)
+        values = [value for _, value in chooser.choices]
+        assert values[:2] == ['author:"Ada Lovelace"', 'author:"Alan Turing"']
+        assert 'inst:"University of Pennsylvania"' in values and "inst:Google" in values
+        await pilot.press("1")
+        await settle(pilot, app)
+        assert app.screen.query_one("SearchBox").value.strip() == 'author:"Ada Lovelace"'
+        assert "2 matches" in screen_line(app, 0)
