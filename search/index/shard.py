@@ -99,6 +99,8 @@ def locate(root: Path, source: str, papers: Sequence[Paper]) -> IndexLocation:
     for paper in papers:
         # Each value ended by a NUL, one update per paper (one per value took a second at 100,000 papers).
         values = [paper.id, paper.abstract, paper.title or "", paper.venue or "", *paper.authors, "\1", *paper.keywords]
+        if paper.facts.tldr:  # searched with the abstract
+            values.append("\3" + paper.facts.tldr)
         if paper.github:  # decides has_code in the stored rows (a merged paper may take it from another list)
             values.append("\2" + paper.github)
         values.append("")
@@ -411,6 +413,8 @@ def _add(writer, descriptions: Descriptions, numbers: range, on_progress: Progre
         description = descriptions[number]
         paper = description.paper
         text = searchable(description.rendered.text)
+        if paper.facts.tldr:  # the list's TL;DR is searched as words of the abstract
+            text = f"{text}\n{searchable(paper.facts.tldr)}"
         writer.add_document(
             id=paper.id,
             name=description.name or "",

@@ -43,16 +43,21 @@ QUERIES = (
 
 
 def replicated(files: list[Path], target: int, folder: Path) -> list[Path]:
-    records = [r for path in files for r in json.loads(path.read_text(encoding="utf-8")) if isinstance(r, dict)]
+    records = [
+        {**r, "venue": path.stem[:-4].upper(), "year": int(path.stem[-4:])}  # the file name said them
+        for path in files
+        for r in json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(r, dict)
+    ]
     out: list[dict] = []
     copy = 0
     while len(out) < target:
         for record in records:
             if len(out) >= target:
                 break
-            if copy:
+            if copy:  # another paper: its own id and abstract, no page or PDF that would merge it
                 record = {
-                    **record,
+                    **{key: value for key, value in record.items() if key not in ("site", "pdf", "oa", "arxiv")},
                     "id": f"{record.get('id')}-r{copy}",
                     "abstract": f"{record.get('abstract')} ({copy})",
                 }

@@ -160,3 +160,16 @@ def test_tags_and_notes_are_the_users_bookmarks(small):
     assert [h.paper_id for h in small.search(SearchRequest("tag:TODO", marks=marks)).hits] == ["b"]
     assert [h.paper_id for h in small.search(SearchRequest('note:"reading group"', marks=marks)).hits] == ["a"]
     assert small.search(SearchRequest("tag:none", marks=marks)).total == 0
+
+
+def test_the_tldr_is_searched_as_words(tmp_path):
+    records = [
+        {"id": "t", "title": "Plain title", "abstract": "We study graphs.", "tldr": "Prototypes beat matching."},
+        {"id": "u", "title": "Other", "abstract": "We study trees."},
+    ]
+    path = tmp_path / "conf2020.json"
+    path.write_text(json.dumps(records), encoding="utf-8")
+    engine = SearchEngine(load_corpus([path]), tmp_path / "cache")
+    engine.ensure_index()
+    assert [hit.paper_id for hit in engine.search("prototypes").hits] == ["t"]
+    engine.close()
