@@ -136,3 +136,13 @@ async def test_p_lists_the_authors_and_institutions_and_picking_one_searches_the
         await settle(pilot, app)
         assert app.screen.query_one("SearchBox").value.strip() == 'author:"Ada Lovelace"'
         assert "2 matches" in screen_line(app, 0)
+
+
+def test_the_filter_menu_offers_sorting_by_rating_and_citations_only_where_lists_have_them(tmp_path):
+    from tui.screens.discovery import filter_choices
+
+    tokens = [token for token, _ in filter_choices(engine_of(tmp_path, [RATED, PLAIN]))]
+    assert "sort:rating" in tokens and "sort:citations" in tokens
+    (tmp_path / "plain").mkdir()
+    tokens = [token for token, _ in filter_choices(engine_of(tmp_path / "plain", [{**PLAIN, "gs_citation": -1}]))]
+    assert "sort:rating" not in tokens and "sort:citations" not in tokens

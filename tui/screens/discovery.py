@@ -52,6 +52,10 @@ def filter_choices(engine: SearchEngine) -> list[tuple[str, str]]:
     if available.with_code:
         choices.append(("has:code", f"papers with a code link · {available.with_code:,}"))
     choices += MARK_FILTERS + ORDERS
+    if any(paper.rating is not None for paper in engine.papers):
+        choices.append(("sort:rating", "highest mean review rating first"))
+    if any(paper.citations is not None for paper in engine.papers):
+        choices.append(("sort:citations", "most cited first"))
     return choices + [
         (f"status:{quoted(status)}", f"{counted(count, 'paper')}") for status, count in available.statuses
     ]
