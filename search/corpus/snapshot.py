@@ -14,7 +14,8 @@ problems) only costs the slower load. Like parsed.py's entries it is derived dat
 costs one start.
 
 The abstracts stay in the entry, read when a paper's abstract is (kept.py): a start holds the
-papers without them (at 100,000 papers the app's peak memory went from 410 to 167 MB).
+papers without them (at 100,000 papers the app's peak memory went from 410 to 167 MB). So do the
+venues' BibTeX entries (Facts.bibtex: 10 MB at 10,745 papers, read by an export or a copy).
 """
 
 from __future__ import annotations
@@ -97,8 +98,8 @@ def read(key: tuple) -> dict[str, Any] | None:
 
 def _checked(file: io.FileIO, secret: bytes, key: tuple) -> dict[str, Any] | None:
     """The entry's fields if its seal is this user's and its key is `key`. Its layout: the magic,
-    the seal, every abstract's UTF-8 bytes one after another, the marshalled (key, fields, where
-    each abstract ends) and the abstracts' length in 8 bytes."""
+    the seal, every paper's abstract and venue BibTeX entry in UTF-8 one after another, the
+    marshalled (key, fields, where each of those texts ends) and the texts' length in 8 bytes."""
     status = os.fstat(file.fileno())
     head = len(_MAGIC) + _SEAL
     size = status.st_size
@@ -134,15 +135,21 @@ def _checked(file: io.FileIO, secret: bytes, key: tuple) -> dict[str, Any] | Non
     offsets = array("Q")
     offsets.frombytes(ends)
     rows = fields["papers"]
-    if len(offsets) != len(rows) or (offsets and offsets[-1] != region):
+    if len(offsets) != 2 * len(rows) or (offsets and offsets[-1] != region):
         return None
     abstracts = KeptAbstracts(file, head, offsets)
     make = tuple.__new__  # sealed rows of our own: no defaults to fill in, nothing to check
     papers = []
     for index, row in enumerate(rows):
-        row[_ABSTRACT] = Kept(abstracts, index)
+        row[_ABSTRACT] = Kept(abstracts, 2 * index)
         known = row[_FACTS]
-        row[_FACTS] = NO_FACTS if known is None else make(Facts, known)
+        if known is None:
+            row[_FACTS] = NO_FACTS
+        else:
+            if offsets[2 * index + 1] > offsets[2 * index]:  # the venue's BibTeX entry, kept on disk too
+                known = list(known)
+                known[_BIBTEX] = Kept(abstracts, 2 * index + 1)
+            row[_FACTS] = make(Facts, known)
         papers.append(make(Paper, row))
     fields["papers"] = tuple(papers)
     return fields
@@ -164,12 +171,13 @@ def write(key: tuple, fields: dict[str, Any]) -> None:
                 seal = hmac.new(secret, digestmod=hashlib.sha256)
                 ends = array("Q")
                 end = 0
-                for paper in papers:
-                    text = paper.abstract.encode("utf-8", "surrogatepass")
-                    file.write(text)
-                    seal.update(text)
-                    end += len(text)
-                    ends.append(end)
+                for paper in papers:  # each paper's abstract, then its venue's BibTeX entry ("" for none)
+                    for text in (paper.abstract, paper.facts.bibtex or ""):
+                        data = text.encode("utf-8", "surrogatepass")
+                        file.write(data)
+                        seal.update(data)
+                        end += len(data)
+                        ends.append(end)
                 meta = marshal.dumps((key, {**fields, "papers": rows}, ends.tobytes()))
                 trailer = end.to_bytes(_LENGTH, "little")
                 for part in (meta, trailer):
@@ -191,6 +199,7 @@ _ABSTRACT = Paper._fields.index("abstract")
 _SHARED = tuple(Paper._fields.index(name) for name in ("venue", "status", "track", "source"))
 _SHARED_LISTS = tuple(Paper._fields.index(name) for name in ("authors", "keywords", "also_in"))
 _FACTS = Paper._fields.index("facts")
+_BIBTEX = Facts._fields.index("bibtex")
 _FACTS_SHARED = tuple(Facts._fields.index(name) for name in ("area", "session"))
 _FACTS_SHARED_LISTS = tuple(
     Facts._fields.index(name) for name in ("affiliations", "institutions", "abbreviations", "countries", "positions")
@@ -221,6 +230,7 @@ def _facts_row(facts: Facts, one: dict[str, str]) -> tuple:
     """A paper's facts as a plain tuple (marshal writes no named tuple), institutions, countries
     and areas shared as names are."""
     row: list[Any] = list(facts)
+    row[_BIBTEX] = None  # kept beside the abstracts, read when asked for
     for at in _FACTS_SHARED:
         if row[at] is not None:
             row[at] = one.setdefault(row[at], row[at])

@@ -154,6 +154,9 @@ def test_facts_survive_the_parsed_cache_and_the_saved_corpus(tmp_path, monkeypat
             (p.rating, p.citations, p.facts) for p in first.papers
         ]
     assert from_snapshot.papers[0].facts.institutions[0] == "University of Pennsylvania"
+    bibtex = from_snapshot.papers[0].facts.bibtex  # kept on disk beside the abstract, read when asked for
+    assert type(bibtex) is str and bibtex == RATED["bibtex"].strip()
+    assert from_snapshot.papers[1].facts.bibtex is None
 
 
 def test_an_entry_of_the_old_row_shape_is_parsed_afresh_not_a_crash(tmp_path):
