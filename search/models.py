@@ -144,6 +144,18 @@ def _abstract(paper: Paper) -> str:
 Paper.abstract = property(_abstract, doc="The abstract as found in the corpus (LaTeX/Markdown source).")  # type: ignore[assignment]
 
 
+def _facts(paper: Paper) -> Facts:
+    """Paper.facts: the facts in the slot, or made now (once) from the saved corpus's row for them
+    (search/corpus/kept.py's KeptFacts): a start does not build every paper's facts, which took
+    four fifths of reading the saved corpus."""
+    value = tuple.__getitem__(paper, _FACTS_AT)
+    return value if value.__class__ is Facts else value.facts()  # type: ignore[union-attr]
+
+
+_FACTS_AT = Paper._fields.index("facts")
+Paper.facts = property(_facts, doc="Everything else the list says about the paper.")  # type: ignore[assignment]
+
+
 @dataclass(frozen=True, slots=True)
 class Hit:
     """One search result: which paper, how well it scored and which (stemmed) terms matched."""

@@ -37,7 +37,7 @@ from typing import Any
 from search import paths
 from search.corpus import parsed
 from search.corpus.bundled import facts_path
-from search.corpus.kept import Kept, KeptAbstracts
+from search.corpus.kept import Kept, KeptAbstracts, KeptFacts
 from search.models import NO_FACTS, Facts, Paper
 
 CACHE_FOLDER = "corpus"
@@ -145,11 +145,9 @@ def _checked(file: io.FileIO, secret: bytes, key: tuple) -> dict[str, Any] | Non
         known = row[_FACTS]
         if known is None:
             row[_FACTS] = NO_FACTS
-        else:
-            if offsets[2 * index + 1] > offsets[2 * index]:  # the venue's BibTeX entry, kept on disk too
-                known = list(known)
-                known[_BIBTEX] = Kept(abstracts, 2 * index + 1)
-            row[_FACTS] = make(Facts, known)
+        else:  # made when first asked for; the venue's BibTeX entry is kept on disk too
+            kept = Kept(abstracts, 2 * index + 1) if offsets[2 * index + 1] > offsets[2 * index] else None
+            row[_FACTS] = KeptFacts(known, kept)
         papers.append(make(Paper, row))
     fields["papers"] = tuple(papers)
     return fields
@@ -221,7 +219,7 @@ def _rows(papers: Sequence[Paper]) -> list[list[Any]]:
                 row[at] = one.setdefault(row[at], row[at])
         for at in _SHARED_LISTS:
             row[at] = tuple([one.setdefault(name, name) for name in row[at]])
-        row[_FACTS] = None if paper.facts == NO_FACTS else _facts_row(paper.facts, one)
+        row[_FACTS] = None if paper.facts == NO_FACTS else marshal.dumps(_facts_row(paper.facts, one))
         rows.append(row)
     return rows
 
