@@ -146,3 +146,21 @@ def test_the_filter_menu_offers_sorting_by_rating_and_citations_only_where_lists
     (tmp_path / "plain").mkdir()
     tokens = [token for token, _ in filter_choices(engine_of(tmp_path / "plain", [{**PLAIN, "gs_citation": -1}]))]
     assert "sort:rating" not in tokens and "sort:citations" not in tokens
+
+
+async def test_tag_and_note_in_the_search_box_find_the_users_bookmarks(tmp_path):
+    from search import bookmark_of
+
+    engine = engine_of(tmp_path, [RATED, PLAIN])
+    store = UserStore()
+    store.add(bookmark_of(engine.describe("p1")))
+    store.set_tags("p1", ["todo"])
+    store.add(bookmark_of(engine.describe("r1")))
+    store.set_note("r1", "for the reading group")
+    app = ReaderApp(engine, store=store, query="tag:todo")
+    async with app.run_test(size=NARROW) as pilot:
+        await settle(pilot, app)
+        assert "Dense graph attention" in row_line(app, 0) and "1 match" in screen_line(app, 0)
+        app.screen.query_one("SearchBox").value = 'note:"reading group"'
+        await settle(pilot, app)
+        assert "Sparse graph attention" in row_line(app, 0) and "1 match" in screen_line(app, 0)
