@@ -138,7 +138,7 @@ class Filters:
                 words = [_folded(note) for note in wanted]
                 ids = {pid for pid, own, _ in marks.notes if any(word in _folded(own) for word in words)}
             return lambda paper: paper.id in ids
-        folded = [_folded(value) for value in wanted]
+        folded = [value for value in map(_folded, wanted) if value]  # "(" says no name: finds nothing
         if field == "inst":
             # Each institution as the papers write it (per author, "A + B") is judged once.
             matching = {
@@ -356,7 +356,7 @@ def people_check(papers: Sequence[Paper], wanted: list[str]) -> Callable[[Paper]
     list spells the name otherwise. One word alone (author:hinton) is any author with that word in
     their name. Each distinct name is judged once."""
     ids = {value for value in wanted if value.startswith("~")}
-    names = {_folded(value) for value in wanted if not value.startswith("~")}
+    names = {_folded(value) for value in wanted if not value.startswith("~")} - {""}
     words = {name for name in names if " " not in name}
     distinct = {author for paper in papers for author in paper.authors}
     matching = {

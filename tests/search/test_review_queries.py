@@ -173,3 +173,14 @@ def test_the_tldr_is_searched_as_words(tmp_path):
     engine.ensure_index()
     assert [hit.paper_id for hit in engine.search("prototypes").hits] == ["t"]
     engine.close()
+
+
+def test_a_value_of_punctuation_only_finds_nothing(tmp_path):
+    record = {"id": "m", "abstract": "Graphs.", "author": "A B", "aff": "MIT", "primary_area": "graphs"}
+    path = tmp_path / "conf2020.json"
+    path.write_text(json.dumps([record]), encoding="utf-8")
+    engine = SearchEngine(load_corpus([path]), tmp_path / "cache")
+    assert engine.search("inst:mit").total == 1
+    for query in ('inst:"("', 'author:"."', "area:--"):
+        assert engine.search(query).total == 0, query
+    engine.close()
