@@ -23,6 +23,8 @@ from search.query.filters import Filters
 
 LISTS = Path(__file__).resolve().parents[2].parent / "shared" / "corpora" / "paperlists"
 QUERIES = (
+    "status:poster",  # filters there were before, for comparison
+    "venue:iclr",
     "rating:>=7",
     "rating:5..7",
     "confidence:>=4",
