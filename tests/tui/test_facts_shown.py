@@ -110,7 +110,9 @@ def test_the_figure_column_goes_before_a_title_gets_narrower_than_its_minimum():
     assert (figure_text("citations", None, 9999), figure_text("citations", None, 10893)) == ("9999", "10k")
 
 
-async def test_p_lists_the_authors_and_institutions_and_picking_one_searches_them(tmp_path):
+async def test_p_lists_the_authors_and_institutions_and_picking_one_searches_them(tmp_path, monkeypatch):
+    said: list[str] = []
+    monkeypatch.setattr(ReaderApp, "notify", lambda self, message, *a, **k: said.append(message))
     other = {
         "id": "o2",
         "title": "Another paper by Ada",
@@ -136,6 +138,7 @@ async def test_p_lists_the_authors_and_institutions_and_picking_one_searches_the
         await settle(pilot, app)
         assert app.screen.query_one("SearchBox").value.strip() == 'author:"Ada Lovelace"'
         assert "2 matches" in screen_line(app, 0)
+        assert 'author:"Ada Lovelace" (University of Pennsylvania): 2 papers · COLM 2025 2' in said
 
 
 def test_the_filter_menu_offers_sorting_by_rating_and_citations_only_where_lists_have_them(tmp_path):

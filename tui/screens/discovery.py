@@ -104,6 +104,7 @@ class DiscoveryActions(Screen[None]):
         paper = self.engine.paper(paper_id)
         facts = paper.facts
         choices: list[tuple[Text | str, str]] = []
+        where: dict[str, str] = {}  # a person's token -> their institution on this paper
         for at, name in enumerate(paper.authors):
             person = facts.author_ids[at] if at < len(facts.author_ids) and facts.author_ids[at] else name
             label = Text(name)
@@ -111,6 +112,8 @@ class DiscoveryActions(Screen[None]):
             if known:
                 label.append(f"  {' · '.join(known)}", style="dim")
             choices.append((label, f"author:{quoted(person)}"))
+            if at < len(facts.institutions) and facts.institutions[at]:
+                where[f"author:{quoted(person)}"] = facts.institutions[at]
         institutions = dict.fromkeys(part for value in facts.institutions for part in value.split(" + ") if part)
         for institution in institutions:
             label = Text(institution)
@@ -125,18 +128,20 @@ class DiscoveryActions(Screen[None]):
                 return
             self._set_query(token)
             self.action_focus_results()
-            self._say_count(token)
+            self._say_count(token, where.get(token, ""))
 
         self.app.push_screen(Chooser("Whose papers? (every loaded list)", choices), chosen)
 
     @work(thread=True, group="people", exclusive=True, exit_on_error=False)
-    def _say_count(self, token: str) -> None:
-        """How many papers the person or institution has, per venue, as a notification."""
+    def _say_count(self, token: str, institution: str = "") -> None:
+        """How many papers the person (at `institution`) or institution has, per venue, as a
+        notification."""
         result = self.engine.search(SearchRequest(token, limit=max(1, len(self.engine.papers)), budget=None))
         venues = Counter(self.engine.paper(hit.paper_id).venue or "no venue" for hit in result.hits)
         shown = ", ".join(f"{venue} {count}" for venue, count in venues.most_common(MOST_VENUES))
         more = f", {len(venues) - MOST_VENUES} more venues" if len(venues) > MOST_VENUES else ""
-        said = f"{token}: {counted(result.total, 'paper')}" + (f" ({shown}{more})" if shown else "")
+        at = f" ({institution})" if institution else ""
+        said = f"{token}{at}: {counted(result.total, 'paper')}" + (f" · {shown}{more}" if shown else "")
         self.app.call_from_thread(self.notify, said, markup=False, timeout=8)
 
     def action_toggle_all_words(self) -> None:
