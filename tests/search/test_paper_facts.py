@@ -191,3 +191,11 @@ def test_the_real_lists_ratings_and_citations_equal_the_files(paperlist_files):
             assert paper.rating == (mean or None), paper.id
             citations = record.get("gs_citation")
             assert paper.citations == (citations if isinstance(citations, int) and citations >= 0 else None)
+
+
+def test_a_bibtex_lists_entry_is_the_papers_bibtex(tmp_path):
+    path = tmp_path / "mine.bib"
+    entry = "@inproceedings{snell2017proto,\n  title = {Prototypical Networks},\n  abstract = {We learn a metric space.},\n  tldr = {Prototypes.}\n}"
+    path.write_text(entry + "\n", encoding="utf-8")
+    paper = parse(path, path.read_text()).papers[0]
+    assert paper.facts.bibtex == entry and paper.facts.tldr == "Prototypes."
