@@ -156,6 +156,12 @@ _FACTS_AT = Paper._fields.index("facts")
 Paper.facts = property(_facts, doc="Everything else the list says about the paper.")  # type: ignore[assignment]
 
 
+def tldr_of(paper: Paper) -> str | None:
+    """The paper's TL;DR without making its facts (the index's key reads every paper's)."""
+    tldr: str | None = tuple.__getitem__(paper, _FACTS_AT).tldr  # type: ignore[union-attr]
+    return tldr
+
+
 @dataclass(frozen=True, slots=True)
 class Hit:
     """One search result: which paper, how well it scored and which (stemmed) terms matched."""

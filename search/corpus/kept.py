@@ -75,13 +75,15 @@ class KeptFacts:
     a paper instead of some fifteen tuples: at 10,745 papers, 0.1 s instead of 0.5 s. Compares,
     hashes and pickles as its Facts."""
 
-    __slots__ = ("_bibtex", "_made", "_row")
+    __slots__ = ("_bibtex", "_made", "_row", "tldr")
 
-    def __init__(self, row: bytes, bibtex: object = None) -> None:
+    def __init__(self, row: bytes, bibtex: object = None, tldr: str | None = None) -> None:
         self._row: bytes | None = row
         self._bibtex = bibtex
         """The venue's BibTeX entry kept on disk (a Kept), or None."""
         self._made: Facts | None = None
+        self.tldr = tldr
+        """Facts.tldr, at hand without making the facts: the index's key reads every paper's."""
 
     def facts(self) -> Facts:
         if self._made is None:

@@ -147,7 +147,7 @@ def _checked(file: io.FileIO, secret: bytes, key: tuple) -> dict[str, Any] | Non
             row[_FACTS] = NO_FACTS
         else:  # made when first asked for; the venue's BibTeX entry is kept on disk too
             kept = Kept(abstracts, 2 * index + 1) if offsets[2 * index + 1] > offsets[2 * index] else None
-            row[_FACTS] = KeptFacts(known, kept)
+            row[_FACTS] = KeptFacts(known[0], kept, known[1])
         papers.append(make(Paper, row))
     fields["papers"] = tuple(papers)
     return fields
@@ -219,7 +219,8 @@ def _rows(papers: Sequence[Paper]) -> list[list[Any]]:
                 row[at] = one.setdefault(row[at], row[at])
         for at in _SHARED_LISTS:
             row[at] = tuple([one.setdefault(name, name) for name in row[at]])
-        row[_FACTS] = None if paper.facts == NO_FACTS else marshal.dumps(_facts_row(paper.facts, one))
+        facts = paper.facts
+        row[_FACTS] = None if facts == NO_FACTS else (marshal.dumps(_facts_row(facts, one)), facts.tldr)
         rows.append(row)
     return rows
 

@@ -30,7 +30,7 @@ from search.index.analysis import folded
 from search.index.codec import codec
 from search.index.schema import SCHEMA_VERSION, build_schema
 from search.index.writer import GroupingWriter
-from search.models import Paper
+from search.models import Paper, tldr_of
 from search.text.describe import Description
 from search.text.mathtext import searchable
 from search.version import __version__
@@ -99,8 +99,9 @@ def locate(root: Path, source: str, papers: Sequence[Paper]) -> IndexLocation:
     for paper in papers:
         # Each value ended by a NUL, one update per paper (one per value took a second at 100,000 papers).
         values = [paper.id, paper.abstract, paper.title or "", paper.venue or "", *paper.authors, "\1", *paper.keywords]
-        if paper.facts.tldr:  # searched with the abstract
-            values.append("\3" + paper.facts.tldr)
+        tldr = tldr_of(paper)  # searched with the abstract
+        if tldr:
+            values.append("\3" + tldr)
         if paper.github:  # decides has_code in the stored rows (a merged paper may take it from another list)
             values.append("\2" + paper.github)
         values.append("")

@@ -13,7 +13,7 @@ from search import paths
 from search.corpus import loader, parsed, snapshot
 from search.corpus.formats import parse
 from search.corpus.loader import load_corpus
-from search.models import NO_FACTS
+from search.models import NO_FACTS, Paper
 
 ABSTRACT = "We study how reviewers score papers about graphs and their institutions."
 RATED = {
@@ -199,3 +199,20 @@ def test_a_bibtex_lists_entry_is_the_papers_bibtex(tmp_path):
     path.write_text(entry + "\n", encoding="utf-8")
     paper = parse(path, path.read_text()).papers[0]
     assert paper.facts.bibtex == entry and paper.facts.tldr == "Prototypes."
+
+
+def test_opening_the_index_makes_no_papers_facts(tmp_path, monkeypatch):
+    """The index's key reads every paper's TL;DR: from the saved corpus, without making its facts."""
+    from search.corpus import kept
+
+    path = tmp_path / "conf2025.json"
+    path.write_text(json.dumps([RATED, OLD_STYLE]), encoding="utf-8")
+    load_corpus([path], keep=True)
+    papers = load_corpus([path], keep=True).papers
+    assert all(type(tuple.__getitem__(paper, Paper._fields.index("facts"))) is kept.KeptFacts for paper in papers)
+    from search.index.shard import locate
+
+    with monkeypatch.context() as patched:
+        patched.setattr(kept.KeptFacts, "facts", lambda self: pytest.fail("facts were made"))
+        first = locate(tmp_path / "index", str(path), papers)
+    assert first == locate(tmp_path / "index", str(path), load_corpus([path]).papers)  # as parsed: the same key
