@@ -37,6 +37,7 @@ from search.models import (
 )
 from search.query.facets import MATCHES, Facets, facet_tokens, quoted, split_facets, toggle, without_facet
 from search.query.highlight import term_ranges
+from search.query.stats import RatingBucket, Stats
 from search.sources import (
     ARXIV_DEFAULT_MAX,
     Conference,
@@ -47,6 +48,7 @@ from search.sources import (
     in_catalogue,
     parse_request,
     update_list,
+    without_abstracts,
 )
 from search.sources import available as available_lists
 from search.text.describe import Description, bookmark_of, display_label, primary_link
@@ -92,6 +94,7 @@ __all__ = [
     "ListRequest",
     "Marks",
     "Paper",
+    "RatingBucket",
     "ReaderError",
     "Rendered",
     "Row",
@@ -100,6 +103,7 @@ __all__ = [
     "SearchResult",
     "SourceError",
     "Span",
+    "Stats",
     "StoreError",
     "ToggleResult",
     "UnknownPaper",
@@ -134,6 +138,7 @@ __all__ = [
     "term_ranges",
     "toggle",
     "update_list",
+    "without_abstracts",
     "without_facet",
     "write_atomic",
 ]

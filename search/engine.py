@@ -19,12 +19,14 @@ from search.index.lifecycle import DAMAGED_NOTICE, IndexStatus, OpenedIndex
 from search.index.shard import Progress
 from search.models import AvailableFilters, Hit, Marks, Paper, SearchRequest, SearchResult
 from search.query.budget import SEARCH_SECONDS, Budget, SearchStopped, shortened
-from search.query.facets import MATCHES, SORTS, Facets, facet_tokens, split_facets
+from search.query.facets import FACET_NAMES, MATCHES, SORTS, Facets, facet_tokens, split_facets
 from search.query.filters import Filters, missing_fields
-from search.query.parse import named_fields
+from search.query.parse import SEARCH_FIELDS, named_fields, unknown_fields
 from search.query.pasted import explicit_syntax
 from search.query.runner import QueryRunner
 from search.query.scan import scan
+from search.query.stats import Stats
+from search.query.stats import compute as compute_stats
 from search.text.describe import Description, describe, quick_headline
 
 __all__ = ["IndexStatus", "Row", "SearchEngine", "UnknownPaper"]
@@ -44,6 +46,8 @@ QUICK_NOTICE = "Quick matches by word while the index builds; ranked results fol
 
 
 _WORDS = re.compile(r"[^\W_]")
+KNOWN_FIELDS = " ".join(f"{name}:" for name in (*SEARCH_FIELDS, "by", *FACET_NAMES))
+"""What a hint about an unknown field lists."""
 _SORT_TOKEN = re.compile(r"-?sort:", re.I)
 
 
@@ -126,7 +130,11 @@ class SearchEngine:
     def _canonical_marks(self, marks: Marks) -> Marks:
         if not self.aliases:
             return marks
-        return Marks(frozenset(map(self.canonical, marks.bookmarked)), frozenset(map(self.canonical, marks.opened)))
+        return Marks(
+            frozenset(map(self.canonical, marks.bookmarked)),
+            frozenset(map(self.canonical, marks.opened)),
+            tuple((self.canonical(paper_id), note, tags) for paper_id, note, tags in marks.notes),
+        )
 
     def _describe(self, paper_id: str) -> Description:
         return describe(self.paper(paper_id))
@@ -253,7 +261,12 @@ class SearchEngine:
         """Why the fields the query names find nothing, when no loaded paper has them (title:
         over lists without titles)."""
         fields = named_fields(words)
-        return missing_fields(fields, self.available_filters()) if fields else []
+        problems = missing_fields(fields, self.available_filters()) if fields else []
+        unknown = unknown_fields(words)
+        if unknown:
+            names = ", ".join(f"{name}:" for name in unknown)
+            problems.append(f"{names} is not a field; searched as words (fields: {KNOWN_FIELDS})")
+        return problems
 
     def quick_search(self, text: str, limit: int = 50, cancel: threading.Event | None = None) -> SearchResult:
         """Papers with the query's words, found by scanning their text, for the seconds before the
@@ -279,6 +292,14 @@ class SearchEngine:
         )
         self._available = available
         return available
+
+    def stats(self, query: str = "", marks: Marks | None = None) -> Stats:
+        """The statistics (search/query/stats.py) of the papers the query finds (every match, in
+        no particular order), or of every loaded paper when it is blank."""
+        if not query.strip():
+            return compute_stats(self.papers)
+        result = self.search(SearchRequest(query, limit=max(1, len(self.papers)), marks=marks or Marks(), budget=None))
+        return compute_stats([self.paper(hit.paper_id) for hit in result.hits])
 
     def related(
         self,

@@ -35,6 +35,59 @@ class Rendered:
     links: tuple[Link, ...] = ()
 
 
+class Facts(NamedTuple):
+    """What a list says about a paper beyond its text: reviews, people, citations, summaries (see
+    ../shared/notes/paperlists-fields.md). Per-author tuples follow `Paper.authors`' order, "" where
+    the list has nothing for that author; several institutions or countries of one author are
+    joined with " + ". Absent values are None or empty, never invented. A named tuple so the saved
+    corpus writes it as a plain tuple (snapshot.py, parsed.py)."""
+
+    ratings: tuple[float, ...] = ()
+    """Each reviewer's score, in reviewer order."""
+    confidences: tuple[float, ...] = ()
+    rating_std: float | None = None
+    """The spread of the ratings (the list's, or computed from `ratings`)."""
+    confidence_avg: float | None = None
+    author_ids: tuple[str, ...] = ()
+    """OpenReview profile ids (~Name1), per author."""
+    affiliations: tuple[str, ...] = ()
+    """Per author, as the list writes them."""
+    institutions: tuple[str, ...] = ()
+    """Per author, normalised where the list normalises them (aff_unique_norm)."""
+    abbreviations: tuple[str, ...] = ()
+    """Per author, the institutions' abbreviations (UPenn)."""
+    countries: tuple[str, ...] = ()
+    """Per author."""
+    positions: tuple[str, ...] = ()
+    homepages: tuple[str, ...] = ()
+    dblp: tuple[str, ...] = ()
+    scholar: tuple[str, ...] = ()
+    orcid: tuple[str, ...] = ()
+    cited_by: str | None = None
+    """Google Scholar's "cited by" page."""
+    tldr: str | None = None
+    area: str | None = None
+    """The primary area the authors chose."""
+    session: str | None = None
+    landing: str | None = None
+    """The venue's open-access landing page (`oa`: CVF, PMLR, NeurIPS proceedings)."""
+    bibtex: str | None = None
+    """The venue's own BibTeX entry, as the list gives it."""
+
+
+def _bibtex(facts: Facts) -> str | None:
+    """Facts.bibtex: the entry in its slot, or read now when the slot holds one kept on disk (the
+    saved corpus keeps the venues' entries beside the abstracts: at 10,745 papers they are 10 MB
+    that a session reads a few of)."""
+    value = tuple.__getitem__(facts, _BIBTEX_AT)
+    return value if value is None or value.__class__ is str else str(value)
+
+
+_BIBTEX_AT = Facts._fields.index("bibtex")
+Facts.bibtex = property(_bibtex, doc="The venue's own BibTeX entry, as the list gives it.")  # type: ignore[assignment]
+NO_FACTS = Facts()
+
+
 class Paper(NamedTuple):
     """One paper as loaded from a corpus; optional metadata is None when the corpus lacks it.
 
@@ -69,6 +122,13 @@ class Paper(NamedTuple):
     title_added: bool = False
     """The title is a fact added to a list of abstracts (the bundled ICLR 2025 list): the paper's name
     is the one its abstract introduces, not the title's."""
+    rating: float | None = None
+    """The mean review rating (the list's rating_avg, else the mean of the reviewers' scores); None
+    without public reviews."""
+    citations: int | None = None
+    """Google Scholar's count; None when unknown."""
+    facts: Facts = NO_FACTS
+    """Everything else the list says about the paper (reviews, people, summaries)."""
 
 
 def _abstract(paper: Paper) -> str:
@@ -82,6 +142,24 @@ def _abstract(paper: Paper) -> str:
 # The field stays a field (constructor, _replace, pickling and equality see the slot); only reading
 # it goes through _abstract.
 Paper.abstract = property(_abstract, doc="The abstract as found in the corpus (LaTeX/Markdown source).")  # type: ignore[assignment]
+
+
+def _facts(paper: Paper) -> Facts:
+    """Paper.facts: the facts in the slot, or made now (once) from the saved corpus's row for them
+    (search/corpus/kept.py's KeptFacts): a start does not build every paper's facts, which took
+    four fifths of reading the saved corpus."""
+    value = tuple.__getitem__(paper, _FACTS_AT)
+    return value if value.__class__ is Facts else value.facts()  # type: ignore[union-attr]
+
+
+_FACTS_AT = Paper._fields.index("facts")
+Paper.facts = property(_facts, doc="Everything else the list says about the paper.")  # type: ignore[assignment]
+
+
+def tldr_of(paper: Paper) -> str | None:
+    """The paper's TL;DR without making its facts (the index's key reads every paper's)."""
+    tldr: str | None = tuple.__getitem__(paper, _FACTS_AT).tldr  # type: ignore[union-attr]
+    return tldr
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +235,8 @@ class Marks:
 
     bookmarked: frozenset[str] = frozenset()
     opened: frozenset[str] = frozenset()
+    notes: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    """(paper id, note, tags) of the bookmarks with a note or tags, for `tag:` and `note:`."""
 
 
 SEARCH_SECONDS = 2.0

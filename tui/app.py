@@ -145,6 +145,11 @@ class ReaderApp(App[int]):
             yield SystemCommand("Results", "Go to the result list", screen.action_focus_results)
             yield SystemCommand("Clear search", "Show every paper in corpus order", screen.action_clear_search)
             yield SystemCommand("Bookmarks", "Show bookmarks (B)", screen.action_show_bookmarks)
+            yield SystemCommand(
+                "Statistics",
+                "Ratings by decision, institutions, countries, keywords, citations of the query's papers (s)",
+                screen.action_stats,
+            )
             yield SystemCommand("Related papers", "Papers most like the selected one (r)", screen.action_related)
             yield SystemCommand("Lists", "Search all lists or one (ctrl+l)", screen.action_pick_list)
             yield SystemCommand(

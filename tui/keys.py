@@ -63,6 +63,17 @@ KEYS: list[tuple[str, str, str]] = [
     ("Anywhere", "ctrl+s", "Save the current search with a name"),
     ("Anywhere", "S", "Saved searches: 1-9 or enter runs one, d deletes (not while typing)"),
     ("Anywhere", "B", "Bookmarks: filter, open, remove"),
+    (
+        "Paper",
+        "p",
+        "People: the paper's authors (with institution, country) and institutions; one picked lists its papers "
+        "in every list (author:, inst:) and their count per venue",
+    ),
+    (
+        "Anywhere",
+        "s",
+        "Statistics of the query's papers (or all): ratings by decision, institutions, countries, keywords, citations",
+    ),
     ("Anywhere", "ctrl+g", "Get a list: pick a conference and year (or openreview:VENUE, arxiv:QUERY) to download"),
     (
         "Anywhere",
@@ -76,6 +87,8 @@ KEYS: list[tuple[str, str, str]] = [
     ("Bookmarks", "j  k  up  down", "Move the selection"),
     ("Bookmarks", "g  G  home  end", "First / last bookmark"),
     ("Bookmarks", "esc  B", "Back to the papers"),
+    ("Statistics", "esc  s  q", "Back to the papers"),
+    ("Statistics", "j  k  up  down  pageup  pagedown  space  g  G  home  end", "Scroll"),
     ("Help", "up  down  pageup  pagedown", "Scroll the help (type to filter it, esc closes it)"),
     ("Dialogs", "ctrl+s  enter  esc", "Save the note / save tags / cancel (with unsaved changes: esc twice)"),
     ("Dialogs", "1  2  3  4  5  6  7  8  9", "Choose a link in the link picker"),
@@ -108,7 +121,12 @@ QUERY_SYNTAX: list[tuple[str, str, str]] = [
     ("Words", "[graph TO graz]", "Words in that alphabetical range"),
     ("Words", "match:all", "Only papers with every word (match:any: any of them, ranked)"),
     ("Fields", "title:graph", "The word in the title only; also name: (the method's name), abstract: (or text:)"),
-    ("Fields", "author:zhang", "An author (also authors:, by:); keywords: (or keyword:, kw:) the list's keywords"),
+    (
+        "Fields",
+        "by:zhang",
+        "A word of an author's name (also authors:); keywords: (or keyword:, kw:) the list's keywords",
+    ),
+    ("Fields", "foo:bar", "A name: the language does not know is searched as words, with a hint listing the fields"),
     ("Fields", 'title:"kv cache"', "A phrase in one field"),
     ("Logic", "graph AND neural", "Both words (AND, OR, NOT in capitals)"),
     ("Logic", "gan OR vae", "Either word (what plain words mean)"),
@@ -121,7 +139,30 @@ QUERY_SYNTAX: list[tuple[str, str, str]] = [
     ("Filters", "is:bookmarked", "Your bookmarks; is:unread and is:read: papers you have not opened, or have"),
     ("Filters", "-has:code", "A leading - negates a filter (-list:NAME, -status:poster, -is:bookmarked)"),
     ("Filters", 'list:"my papers"', 'A value with spaces goes in double quotes (\\" and \\\\ inside)'),
+    ("Reviews", "rating:>=6", "Mean review rating at least 6 (also >, <, <=); rating:6: from 6 up to 7"),
+    ("Reviews", "rating:5..7", "Mean rating from 5 to 7, both included (5.. and ..7 leave an end open)"),
+    ("Reviews", "confidence:>=4", "Mean reviewer confidence, as rating: reads it"),
+    ("Reviews", "citations:>100", "Google Scholar citations (citations:10..50, citations:0)"),
+    ("Reviews", "year:2019", "Papers of 2019; year:2017..2019 a span, year:>=2020"),
+    (
+        "People",
+        'author:"Max Welling"',
+        "That person's papers: by OpenReview id where the list has one (author:~Max_Welling1), else by name; author:welling: any author with that name",
+    ),
+    (
+        "People",
+        "inst:upenn",
+        'An author\'s institution: its name (inst:"University of Pennsylvania"), its words (inst:cambridge) or its abbreviation',
+    ),
+    ("People", 'country:"United States"', "An author's country (country:usa, country:uk)"),
+    ("People", "area:WORD", "The primary area the authors chose contains the word"),
+    ("Yours", "tag:TAG", "Your bookmarks with that tag; note:WORD: whose note has the word"),
     ("Order", "sort:name", "By name or title; sort:order: corpus order; sort:relevance: the default"),
+    (
+        "Order",
+        "sort:rating",
+        "Highest mean rating first; sort:citations, sort:year (newest first); papers without one last",
+    ),
     ("Order", "related:ID", "The papers most like that one, instead of a word search (r writes it)"),
 ]
 """The query language, as the help screen lists it: (group, what to type, what it finds). The truth

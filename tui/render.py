@@ -122,7 +122,7 @@ def paper_text(description: Description, terms: Iterable[str] = (), limit: int |
     proportional to its length), at most `limit` characters of the abstract, `limit // 10` of each
     metadata line and `limit // 500` links are shown, saying what is left out; the whole is then
     at most about 4 * limit characters."""
-    out = _heading(description.paper, description.name, None if limit is None else limit // 10)
+    out = _heading(description.paper, description.name, None if limit is None else limit // 10, description.links)
     abstract = abstract_text(description, terms)
     if limit is not None and len(abstract) > limit:
         cut = abstract.plain.rfind(" ", limit - 100, limit)
@@ -131,6 +131,10 @@ def paper_text(description: Description, terms: Iterable[str] = (), limit: int |
         abstract = abstract[:cut]
         abstract.append(f" … ({left:,} more characters: iclr-reader show prints them all)", style="dim")
     out.append(abstract)
+    people = people_text(description.paper, None if limit is None else limit // 10)
+    if people.plain:
+        out.append("\n\nAuthors\n", style="bold")
+        out.append(people)
     out.append("\n\nLinks\n", style="bold")
     out.append(links_text(description.links, limit))
     return out
@@ -143,7 +147,61 @@ def converting_text(paper: Paper, limit: int | None = None) -> Text:
     return out
 
 
-def _heading(paper: Paper, name: str | None, limit: int | None) -> Text:
+def facts_lines(paper: Paper, links: tuple[Link, ...] = ()) -> list[tuple[str, str]]:
+    """(label, value) pairs for what the list says about the paper's reviews, citations and
+    summary: the mean rating ± its spread with each reviewer's score/confidence, the citations
+    (with the number of the cited-by link among `links`), the primary area, the session, the
+    TL;DR. Absent facts give no line."""
+    facts = paper.facts
+    rows: list[tuple[str, str]] = []
+    if paper.rating is not None:
+        value = f"{paper.rating:.2f}"
+        if facts.rating_std is not None:
+            value += f" ± {facts.rating_std:.2f}"
+        if facts.ratings:
+            scores = [_number(score) for score in facts.ratings]
+            if len(facts.confidences) == len(scores):
+                pairs = ", ".join(
+                    f"{score}/{_number(sure)}" for score, sure in zip(scores, facts.confidences, strict=True)
+                )
+                value += f" · {len(scores)} reviews, score/confidence: {pairs}"
+            else:
+                value += f" · {len(scores)} reviews: {', '.join(scores)}"
+        rows.append(("Rating", value))
+    if paper.citations is not None:
+        value = f"{paper.citations:,} (Google Scholar)"
+        number = link_number(links, facts.cited_by) if facts.cited_by else 0
+        if number:
+            value += f", cited by: [{number}]"
+        rows.append(("Citations", value))
+    rows += [("Area", facts.area or ""), ("Session", facts.session or ""), ("TL;DR", facts.tldr or "")]
+    return [(label, value) for label, value in rows if value]
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if value == int(value) else f"{value:g}"
+
+
+def people_text(paper: Paper, limit: int | None = None) -> Text:
+    """One line per author with what the list says of them: institution (as normalised), country,
+    position; empty when it says nothing of anyone."""
+    facts = paper.facts
+    columns = (facts.institutions or facts.affiliations, facts.countries, facts.positions)
+    out = Text()
+    if not any(columns):
+        return out
+    for at, name in enumerate(paper.authors):
+        known = [values[at] for values in columns if at < len(values) and values[at]]
+        out.append(_clip(name, limit))
+        if known:
+            out.append(" — ", style="dim")
+            out.append(_clip(" · ".join(known), limit), style="dim")
+        out.append("\n")
+    out.rstrip()
+    return out
+
+
+def _heading(paper: Paper, name: str | None, limit: int | None, links: tuple[Link, ...] = ()) -> Text:
     """The title (or the method name) and the metadata lines (each cut at `limit`), then a blank line."""
     out = Text()
     heading = paper.title or name
@@ -155,6 +213,10 @@ def _heading(paper: Paper, name: str | None, limit: int | None) -> Text:
             continue
         out.append(f"{label}: ", style="dim")
         out.append(Text(_clip(value, limit), style=NAME_STYLE if label == "Name" else ""))
+        out.append("\n")
+    for label, value in facts_lines(paper, links):
+        out.append(f"{label}: ", style="dim")
+        out.append(Text(_clip(value, limit)))
         out.append("\n")
     out.append("\n")
     return out

@@ -13,12 +13,12 @@ import hashlib
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 
-from search.models import Paper
+from search.models import Paper, tldr_of
 
 
 def fingerprint(papers: Sequence[Paper]) -> str:
     """The digest of the papers' indexed content: what the index stores and the result list shows
-    (id, abstract, title, venue, authors, keywords, the code link that decides has_code, whether the
+    (id, abstract, title, venue, authors, keywords, the TL;DR, the code link that decides has_code, whether the
     title is an added fact), in order."""
     content = hashlib.sha256()
     for paper in papers:
@@ -28,6 +28,9 @@ def fingerprint(papers: Sequence[Paper]) -> str:
             values.append("\2" + paper.github)
         if paper.title_added:  # decides the name the result list shows
             values.append("\3")
+        tldr = tldr_of(paper)  # searched with the abstract
+        if tldr:
+            values.append("\4" + tldr)
         values.append("")
         content.update("\0".join(values).encode("utf-8", "surrogatepass"))
     return content.hexdigest()

@@ -11,10 +11,13 @@ is derived data, and the next start reads the lists again if the entry is damage
 
 from __future__ import annotations
 
+import marshal
 import os
 import weakref
 from array import array
 from typing import BinaryIO
+
+from search.models import Facts
 
 
 class KeptAbstracts:
@@ -64,3 +67,48 @@ class Kept:
 
     def __repr__(self) -> str:
         return repr(str(self))
+
+
+class KeptFacts:
+    """A paper's facts as the saved corpus has them: one marshalled row, made into Facts the first
+    time they are asked for (Paper.facts), and kept. Reading the saved corpus makes one bytes object
+    a paper instead of some fifteen tuples: at 10,745 papers, 0.1 s instead of 0.5 s. Compares,
+    hashes and pickles as its Facts."""
+
+    __slots__ = ("_bibtex", "_made", "_row", "tldr")
+
+    def __init__(self, row: bytes, bibtex: object = None, tldr: str | None = None) -> None:
+        self._row: bytes | None = row
+        self._bibtex = bibtex
+        """The venue's BibTeX entry kept on disk (a Kept), or None."""
+        self._made: Facts | None = None
+        self.tldr = tldr
+        """Facts.tldr, at hand without making the facts: the index's key reads every paper's."""
+
+    def facts(self) -> Facts:
+        if self._made is None:
+            values = list(marshal.loads(self._row or b""))
+            if self._bibtex is not None:
+                values[_BIBTEX] = self._bibtex
+            self._made = tuple.__new__(Facts, values)
+            self._row = None
+        return self._made
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, KeptFacts):
+            return self.facts() == other.facts()
+        if isinstance(other, tuple):
+            return self.facts() == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.facts())
+
+    def __reduce__(self) -> tuple:
+        return (tuple.__new__, (Facts, tuple(self.facts())))
+
+    def __repr__(self) -> str:
+        return repr(self.facts())
+
+
+_BIBTEX = Facts._fields.index("bibtex")

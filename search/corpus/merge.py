@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from search.corpus.formats.common import openreview_forum
-from search.models import Paper
+from search.models import NO_FACTS, Facts, Paper
 
 MIN_ABSTRACT_CHARS = 100
 """Shorter abstracts (whitespace folded) are not compared: too likely to be a placeholder."""
@@ -181,5 +181,13 @@ def _combined(group: list[Paper]) -> Paper:
     filled = {
         name: next((getattr(p, name) for p in ranked if getattr(p, name)), getattr(winner, name)) for name in FILLED
     }
+    for name in ("rating", "citations"):  # what only some lists know, from the first that knows it
+        filled[name] = next((getattr(p, name) for p in group if getattr(p, name) is not None), getattr(winner, name))
+    # Each fact from the first list that has it: one list's reviews, another's institutions.
+    known = [p.facts for p in group if p.facts != NO_FACTS]
+    if len(known) > 1:
+        filled["facts"] = Facts(*(next((value for value in values if value), values[0]) for values in zip(*known)))
+    elif known:
+        filled["facts"] = known[0]
     also_in = tuple(dict.fromkeys(p.source for p in group[1:] if p.source != first.source))
     return winner._replace(**filled, id=first.id, source=first.source, position=first.position, also_in=also_in)

@@ -27,12 +27,13 @@ from typing import Any
 
 from search import paths
 from search.corpus.formats import Parsed
-from search.models import Paper
+from search.models import NO_FACTS, Facts, Paper
 from search.text.sanitize import sanitize, sanitize_line
 from search.untrusted import MAX_BYTES, UntrustedInputError, load_json, read_bytes
 
 CACHE_FOLDER = "parsed"
-FORMAT = 2
+FORMAT = 3
+"""The entries' layout: 3 added rating, citations and facts to each row."""
 KEPT_ENTRIES = 64
 """At most this many files' parses are kept (the least recently written go first): lists removed,
 or parsed once in a download's staging folder, do not pile up."""
@@ -40,7 +41,7 @@ _MAX_ENTRY_BYTES = 4 * MAX_BYTES
 _STALE_WRITE_SECONDS = 3600
 _FIELDS = (
     *("id", "abstract", "venue", "title", "authors", "keywords", "status", "track", "year", "site", "pdf"),
-    *("github", "project", "arxiv", "title_added"),
+    *("github", "project", "arxiv", "title_added", "rating", "citations", "facts"),
 )
 """What a parser sets (source, position and also_in are the loader's)."""
 
@@ -108,7 +109,22 @@ def _paper(row: Any, source: str) -> Paper:
     """A cached row as a Paper; TypeError when it is not a row this module wrote."""
     if type(row) is not list or len(row) != len(_FIELDS):
         raise TypeError("not a paper row")
-    paper_id, abstract, venue, title, authors, keywords, status, track, year, *links, added = row
+    (
+        paper_id,
+        abstract,
+        venue,
+        title,
+        authors,
+        keywords,
+        status,
+        track,
+        year,
+        *links,
+        added,
+        rating,
+        citations,
+        known,
+    ) = row
     texts = (venue, title, status, track, *links)
     if (
         type(paper_id) is not str
@@ -124,6 +140,8 @@ def _paper(row: Any, source: str) -> Paper:
     # What a parser writes is sanitised: anything the sanitiser would change was not written here.
     lines = (paper_id, *texts, *authors, *keywords)
     if not paper_id or sanitize(abstract).strip() != abstract or any(v and sanitize_line(v) != v for v in lines):
+        raise TypeError("not a paper row")
+    if not (rating is None or type(rating) is float) or not (citations is None or type(citations) is int):
         raise TypeError("not a paper row")
     site, pdf, github, project, arxiv = links
     return Paper(
@@ -143,7 +161,42 @@ def _paper(row: Any, source: str) -> Paper:
         arxiv,
         source,
         title_added=added,
+        rating=rating,
+        citations=citations,
+        facts=NO_FACTS if known is None else _facts(known),
     )
+
+
+_NUMBERS = ("ratings", "confidences")
+_FLOATS = ("rating_std", "confidence_avg")
+_MULTILINE = ("bibtex",)
+
+
+def _facts(row: Any) -> Facts:
+    """A cached paper's facts; TypeError when they are not what this module wrote."""
+    if type(row) is not list or len(row) != len(Facts._fields):
+        raise TypeError("not a paper's facts")
+    values: list[Any] = []
+    for name, value in zip(Facts._fields, row, strict=True):
+        if name in _NUMBERS:
+            if type(value) is not list or not all(type(number) is float for number in value):
+                raise TypeError("not a paper's facts")
+            value = tuple(value)
+        elif name in _FLOATS:
+            if not (value is None or type(value) is float):
+                raise TypeError("not a paper's facts")
+        elif type(value) is list:
+            if not all(type(one) is str and sanitize_line(one) == one for one in value):
+                raise TypeError("not a paper's facts")
+            value = tuple(value)
+        elif value is not None:
+            clean = (
+                sanitize(value).strip() if name in _MULTILINE else sanitize_line(value) if type(value) is str else None
+            )
+            if clean != value:
+                raise TypeError("not a paper's facts")
+        values.append(value)
+    return Facts(*values)
 
 
 def _optional_text(value: Any) -> bool:
@@ -158,7 +211,10 @@ def _write(entry: Path, path: Path, stamp: list[int], result: Parsed) -> None:
         "skipped": result.skipped,
         "venue": result.venue,
         "format": result.format,
-        "papers": [[getattr(paper, name) for name in _FIELDS] for paper in result.papers],
+        "papers": [
+            [*(getattr(paper, name) for name in _FIELDS[:-1]), None if paper.facts == NO_FACTS else paper.facts]
+            for paper in result.papers
+        ],
     }
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)

@@ -14,7 +14,8 @@ problems) only costs the slower load. Like parsed.py's entries it is derived dat
 costs one start.
 
 The abstracts stay in the entry, read when a paper's abstract is (kept.py): a start holds the
-papers without them (at 100,000 papers the app's peak memory went from 410 to 167 MB).
+papers without them (at 100,000 papers the app's peak memory went from 410 to 167 MB). So do the
+venues' BibTeX entries (Facts.bibtex: 10 MB at 10,745 papers, read by an export or a copy).
 """
 
 from __future__ import annotations
@@ -36,14 +37,14 @@ from typing import Any
 from search import paths
 from search.corpus import parsed
 from search.corpus.bundled import facts_path
-from search.corpus.kept import Kept, KeptAbstracts
-from search.models import Paper
+from search.corpus.kept import Kept, KeptAbstracts, KeptFacts
+from search.models import NO_FACTS, Facts, Paper
 
 CACHE_FOLDER = "corpus"
 KEY_FILE = "key"
 KEPT_ENTRIES = 3
 """Sets of files kept (the app's default set, and a few --corpus sets); each holds every paper."""
-_MAGIC = b"iclr-reader corpus 3\n"
+_MAGIC = b"iclr-reader corpus 4\n"  # 4: papers carry rating, citations and facts
 _SEAL = 32
 _LENGTH = 8
 _CHUNK = 1 << 20
@@ -97,8 +98,8 @@ def read(key: tuple) -> dict[str, Any] | None:
 
 def _checked(file: io.FileIO, secret: bytes, key: tuple) -> dict[str, Any] | None:
     """The entry's fields if its seal is this user's and its key is `key`. Its layout: the magic,
-    the seal, every abstract's UTF-8 bytes one after another, the marshalled (key, fields, where
-    each abstract ends) and the abstracts' length in 8 bytes."""
+    the seal, every paper's abstract and venue BibTeX entry in UTF-8 one after another, the
+    marshalled (key, fields, where each of those texts ends) and the texts' length in 8 bytes."""
     status = os.fstat(file.fileno())
     head = len(_MAGIC) + _SEAL
     size = status.st_size
@@ -134,13 +135,19 @@ def _checked(file: io.FileIO, secret: bytes, key: tuple) -> dict[str, Any] | Non
     offsets = array("Q")
     offsets.frombytes(ends)
     rows = fields["papers"]
-    if len(offsets) != len(rows) or (offsets and offsets[-1] != region):
+    if len(offsets) != 2 * len(rows) or (offsets and offsets[-1] != region):
         return None
     abstracts = KeptAbstracts(file, head, offsets)
     make = tuple.__new__  # sealed rows of our own: no defaults to fill in, nothing to check
     papers = []
     for index, row in enumerate(rows):
-        row[_ABSTRACT] = Kept(abstracts, index)
+        row[_ABSTRACT] = Kept(abstracts, 2 * index)
+        known = row[_FACTS]
+        if known is None:
+            row[_FACTS] = NO_FACTS
+        else:  # made when first asked for; the venue's BibTeX entry is kept on disk too
+            kept = Kept(abstracts, 2 * index + 1) if offsets[2 * index + 1] > offsets[2 * index] else None
+            row[_FACTS] = KeptFacts(known[0], kept, known[1])
         papers.append(make(Paper, row))
     fields["papers"] = tuple(papers)
     return fields
@@ -162,12 +169,13 @@ def write(key: tuple, fields: dict[str, Any]) -> None:
                 seal = hmac.new(secret, digestmod=hashlib.sha256)
                 ends = array("Q")
                 end = 0
-                for paper in papers:
-                    text = paper.abstract.encode("utf-8", "surrogatepass")
-                    file.write(text)
-                    seal.update(text)
-                    end += len(text)
-                    ends.append(end)
+                for paper in papers:  # each paper's abstract, then its venue's BibTeX entry ("" for none)
+                    for text in (paper.abstract, paper.facts.bibtex or ""):
+                        data = text.encode("utf-8", "surrogatepass")
+                        file.write(data)
+                        seal.update(data)
+                        end += len(data)
+                        ends.append(end)
                 meta = marshal.dumps((key, {**fields, "papers": rows}, ends.tobytes()))
                 trailer = end.to_bytes(_LENGTH, "little")
                 for part in (meta, trailer):
@@ -188,6 +196,12 @@ def write(key: tuple, fields: dict[str, Any]) -> None:
 _ABSTRACT = Paper._fields.index("abstract")
 _SHARED = tuple(Paper._fields.index(name) for name in ("venue", "status", "track", "source"))
 _SHARED_LISTS = tuple(Paper._fields.index(name) for name in ("authors", "keywords", "also_in"))
+_FACTS = Paper._fields.index("facts")
+_BIBTEX = Facts._fields.index("bibtex")
+_FACTS_SHARED = tuple(Facts._fields.index(name) for name in ("area", "session"))
+_FACTS_SHARED_LISTS = tuple(
+    Facts._fields.index(name) for name in ("affiliations", "institutions", "abbreviations", "countries", "positions")
+)
 
 
 def _rows(papers: Sequence[Paper]) -> list[list[Any]]:
@@ -205,8 +219,23 @@ def _rows(papers: Sequence[Paper]) -> list[list[Any]]:
                 row[at] = one.setdefault(row[at], row[at])
         for at in _SHARED_LISTS:
             row[at] = tuple([one.setdefault(name, name) for name in row[at]])
+        facts = paper.facts
+        row[_FACTS] = None if facts == NO_FACTS else (marshal.dumps(_facts_row(facts, one)), facts.tldr)
         rows.append(row)
     return rows
+
+
+def _facts_row(facts: Facts, one: dict[str, str]) -> tuple:
+    """A paper's facts as a plain tuple (marshal writes no named tuple), institutions, countries
+    and areas shared as names are."""
+    row: list[Any] = list(facts)
+    row[_BIBTEX] = None  # kept beside the abstracts, read when asked for
+    for at in _FACTS_SHARED:
+        if row[at] is not None:
+            row[at] = one.setdefault(row[at], row[at])
+    for at in _FACTS_SHARED_LISTS:
+        row[at] = tuple([one.setdefault(name, name) for name in row[at]])
+    return tuple(row)
 
 
 def _entry(key: tuple) -> Path:

@@ -407,6 +407,8 @@ def _add(writer, descriptions: Descriptions, numbers: range, on_progress: Progre
         description = descriptions[number]
         paper = description.paper
         text = searchable(description.rendered.text)
+        if paper.facts.tldr:  # the list's TL;DR is searched as words of the abstract
+            text = f"{text}\n{searchable(paper.facts.tldr)}"
         writer.add_document(
             id=paper.id,
             name=description.name or "",

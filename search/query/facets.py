@@ -13,7 +13,11 @@ from dataclasses import dataclass, field
 
 from search.corpus.formats.common import normalised_status
 
-FACET_NAMES = ("list", "venue", "status", "has", "is", "sort", "match", "related")
+RANGE_FIELDS = ("rating", "confidence", "citations", "year")
+"""Numbers a paper may have: rating:>=6, rating:5..7, citations:>100, year:2019, year:2017..2019."""
+VALUE_FIELDS = ("author", "inst", "country", "area", "tag", "note")
+"""What a paper's people, institutions, countries and area are, and the user's own tags and notes."""
+FACET_NAMES = ("list", "venue", "status", "has", "is", "sort", "match", "related", *RANGE_FIELDS, *VALUE_FIELDS)
 FACET = re.compile(rf'(?<![^\s(])(-?)({"|".join(FACET_NAMES)}):("(?:[^"\\]|\\.)*"|[^\s()]+)', re.I)
 _BARE = re.compile(r'[^\s()"\\]+')
 """A value that needs no quotes."""
@@ -21,7 +25,8 @@ _QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
 _ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)", re.S)
 HAS = ("code",)
 IS = ("bookmarked", "unread", "read")
-SORTS = ("relevance", "order", "name")
+SORTS = ("relevance", "order", "name", "rating", "citations", "year")
+"""rating, citations and year: highest (newest) first, papers without one last."""
 MATCHES = ("any", "all")
 """match:any (the default): papers with any of the words, ranked; match:all: only those with every one."""
 
@@ -43,11 +48,18 @@ class Facets:
     excluded_venues: tuple[str, ...] = ()
     match: str | None = None
     """match:all or match:any; None when the query does not say (the caller's default holds)."""
+    ranges: tuple[Range, ...] = ()
+    """rating:, confidence:, citations:, year: bounds; every one must hold."""
+    values: tuple[tuple[str, str, bool], ...] = ()
+    """(field, value, negated) for author:, inst:, country:, area:, tag:, note:; values of one
+    field are alternatives."""
 
     @property
     def filters(self) -> bool:
         return bool(
-            self.lists
+            self.ranges
+            or self.values
+            or self.lists
             or self.venues
             or self.statuses
             or self.flags
@@ -58,7 +70,61 @@ class Facets:
 
     @property
     def needs_marks(self) -> bool:
-        return any(flag.startswith("is:") for flag, _ in self.flags)
+        return any(flag.startswith("is:") for flag, _ in self.flags) or any(
+            field in ("tag", "note") for field, _, _ in self.values
+        )
+
+
+@dataclass(frozen=True)
+class Range:
+    """field:BOUNDS as typed (rating:>=6, year:2017..2019): low and high (None: open), each
+    included or not, negated with a leading -."""
+
+    field: str
+    low: float | None
+    high: float | None
+    low_included: bool = True
+    high_included: bool = True
+    negated: bool = False
+
+    def holds(self, value: float | None) -> bool:
+        """Whether a paper's value is in the range (a paper without one is not)."""
+        if value is None:
+            return False
+        if self.low is not None and (value < self.low or (value == self.low and not self.low_included)):
+            return False
+        return self.high is None or value < self.high or (value == self.high and self.high_included)
+
+
+_COMPARED = re.compile(r"(>=|<=|>|<|=)?(\d+(?:\.\d+)?)")
+_SPAN = re.compile(r"(\d+(?:\.\d+)?)?\.\.(\d+(?:\.\d+)?)?")
+_EXAMPLES = {
+    "rating": "rating:>=6, rating:5..7, rating:6",
+    "confidence": "confidence:>=4, confidence:3..4",
+    "citations": "citations:>100, citations:10..50",
+    "year": "year:2019, year:2017..2019, year:>=2020",
+}
+
+
+def range_of(field: str, value: str, negated: bool = False) -> Range | None:
+    """The range a value says (None when it says none): >=6, >6, <7, <=7, =6, 5..7, 5.., ..7, or a
+    number: a year or a count exactly; a whole rating or confidence its step (rating:6 is 6 up to
+    but not including 7), a rating with decimals exactly."""
+    compared = _COMPARED.fullmatch(value)
+    if compared:
+        operator, number = compared.group(1) or "", float(compared.group(2))
+        if operator in (">", ">="):
+            return Range(field, number, None, operator == ">=", True, negated)
+        if operator in ("<", "<="):
+            return Range(field, None, number, True, operator == "<=", negated)
+        if not operator and field in ("rating", "confidence") and number == int(number):
+            return Range(field, number, number + 1, True, False, negated)
+        return Range(field, number, number, True, True, negated)
+    span = _SPAN.fullmatch(value)
+    if span and (span.group(1) or span.group(2)):
+        low, high = (float(part) if part else None for part in span.groups())
+        return Range(field, low, high, True, True, negated)
+    return None
 
 
 def split_facets(text: str) -> tuple[str, Facets]:
@@ -71,6 +137,8 @@ def split_facets(text: str) -> tuple[str, Facets]:
     excluded_venues: list[str] = []
     flags: list[tuple[str, bool]] = []
     problems: list[str] = []
+    ranges: list[Range] = []
+    values: list[tuple[str, str, bool]] = []
     sort = "relevance"
     related = None
     match_mode = None
@@ -79,7 +147,18 @@ def split_facets(text: str) -> tuple[str, Facets]:
         nonlocal sort, related, match_mode
         negated, facet, raw = match.group(1) == "-", match.group(2).lower(), _unquoted(match.group(3))
         value = raw.lower()
-        if facet == "related":
+        if facet in RANGE_FIELDS:
+            found = range_of(facet, value, negated)
+            if found is None:
+                problems.append(f"{facet}:{value}: not a number or a range (try {_EXAMPLES[facet]})")
+            else:
+                ranges.append(found)
+        elif facet in VALUE_FIELDS:
+            if raw.strip():
+                values.append((facet, " ".join(raw.split()), negated))
+            else:
+                problems.append(f'{facet}: needs a value ({facet}:"...")')
+        elif facet == "related":
             related = raw  # ids are case-sensitive
         elif facet == "list":
             (excluded_lists if negated else lists).append(value)
@@ -118,6 +197,8 @@ def split_facets(text: str) -> tuple[str, Facets]:
         tuple(excluded_statuses),
         tuple(excluded_venues),
         match_mode,
+        tuple(ranges),
+        tuple(values),
     )
     return rest, facets
 

@@ -8,13 +8,16 @@ filter menu offers (`available`), and what explains a field that finds nothing (
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import replace
+from functools import lru_cache
 
 from search.corpus.formats.common import status_key
 from search.models import AvailableFilters, Marks, Paper
-from search.query.facets import Facets
+from search.query.facets import Facets, Range, quoted
 
 CACHED_FILTERS = 16
 """Filters kept: the same one comes back on every keystroke while words are typed after it."""
@@ -45,6 +48,7 @@ class Filters:
         self._cache: dict[tuple, tuple[frozenset[str], list[str]]] = {}
         self._statuses: dict[str, str | None] | None = None
         self._any_code: bool | None = None
+        self._values: dict[str, frozenset[str]] = {}
 
     def allowed(self, facets: Facets, marks: Marks) -> tuple[frozenset[str] | None, list[str]]:
         """The paper ids the facets let through (None: no filter), and what was not understood."""
@@ -90,10 +94,97 @@ class Filters:
             checks.append(lambda paper: status_of[paper.id] not in excluded_statuses)
         for flag, wanted in facets.flags:
             checks.append(self._flag(flag, wanted, marks))
+        for bounds in facets.ranges:
+            checks.append(_range_check(bounds))
+        by_field: dict[tuple[str, bool], list[str]] = {}
+        for field, value, negated in facets.values:
+            by_field.setdefault((field, negated), []).append(value)
+        value_checks = []
+        for (field, negated), wanted_values in by_field.items():
+            check = self._value_check(field, wanted_values, marks)
+            checks.append(_negated(check) if negated else check)
+            value_checks.append((field, wanted_values, check))
         allowed = frozenset(paper.id for paper in self._papers if all(check(paper) for check in checks))
+        if not allowed:  # why: a field no list has, a value no paper has (worked out only then)
+            for bounds in facets.ranges:
+                problems += self._range_problems(bounds)
+            for field, wanted_values, check in value_checks:
+                problems += self._value_problems(field, wanted_values, check)
         if ("has:code", True) in facets.flags and not allowed and not self._some_code():
             problems.append("no loaded paper has a code link: has:code finds nothing here")
         return allowed, problems
+
+    def _range_problems(self, bounds: Range) -> list[str]:
+        """Why a range finds nothing: no loaded paper has that number at all."""
+        value = _RANGE_VALUES[bounds.field]
+        found = [number for number in map(value, self._papers) if number is not None]
+        if not found:
+            return [f"no loaded list has {_RANGE_NAMES[bounds.field]}: {bounds.field}: finds nothing here"]
+        if bounds.negated or any(bounds.holds(number) for number in found):
+            return []
+        low, high = min(found), max(found)
+        return [f"{bounds.field}: no loaded paper is in that range (loaded: {low:g} to {high:g})"]
+
+    def _value_check(self, field: str, wanted: list[str], marks: Marks) -> Callable[[Paper], bool]:
+        """Whether a paper has one of the wanted people, institutions, countries, areas, or (from
+        the user's bookmarks) tags or notes."""
+        if field == "author":
+            return people_check(self._papers, wanted)
+        if field in ("tag", "note"):
+            if field == "tag":
+                tags = {_folded(tag) for tag in wanted}
+                ids = {pid for pid, _, own in marks.notes if tags.intersection(_folded(tag) for tag in own)}
+            else:
+                words = [_folded(note) for note in wanted]
+                ids = {pid for pid, own, _ in marks.notes if any(word in _folded(own) for word in words)}
+            return lambda paper: paper.id in ids
+        folded = [value for value in map(_folded, wanted) if value]  # "(" says no name: finds nothing
+        if field == "inst":
+            # Each institution as the papers write it (per author, "A + B") is judged once.
+            matching = {
+                written
+                for written in self._distinct("inst")
+                if any(_institution_is(part, value) for part in written.split(" + ") for value in folded)
+            }
+            return lambda paper: (
+                not (matching.isdisjoint(paper.facts.institutions) and matching.isdisjoint(paper.facts.abbreviations))
+            )
+        if field == "country":
+            countries = {COUNTRY_NAMES.get(value, value) for value in folded}
+            matching = {
+                written
+                for written in self._distinct("country")
+                if any(_folded(part) in countries for part in written.split(" + "))
+            }
+            return lambda paper: not matching.isdisjoint(paper.facts.countries)
+        return lambda paper: (
+            paper.facts.area is not None and any(value in _folded(paper.facts.area) for value in folded)
+        )
+
+    def _distinct(self, field: str) -> frozenset[str]:
+        """Every institution (or abbreviation), or every country, the loaded papers' authors have
+        as written, worked out once."""
+        if field not in self._values:
+            if field == "inst":
+                found = {value for paper in self._papers for value in paper.facts.institutions}
+                found.update(value for paper in self._papers for value in paper.facts.abbreviations)
+            else:
+                found = {value for paper in self._papers for value in paper.facts.countries}
+            found.discard("")
+            self._values[field] = frozenset(found)
+        return self._values[field]
+
+    def _value_problems(self, field: str, wanted: list[str], check: Callable[[Paper], bool]) -> list[str]:
+        """Why a field finds nothing: no loaded list has it at all, or no paper has these values."""
+        if field in ("tag", "note"):
+            return []
+        has = _VALUE_DATA[field]
+        if not any(has(paper) for paper in self._papers):
+            return [f"no loaded list has {_VALUE_NAMES[field]}: {field}: finds nothing here"]
+        if not any(check(paper) for paper in self._papers):
+            shown = " or ".join(f"{field}:{quoted(value)}" for value in wanted)
+            return [f"{shown}: no loaded paper has that {_VALUE_ONE[field]}"]
+        return []
 
     def _list_problems(self, names: Iterable[str]) -> list[str]:
         known = self._lists()
@@ -166,9 +257,18 @@ class Filters:
         return lambda paper: (paper.id not in marks.opened) == wanted
 
     def sort(self, papers: list[Paper], sort: str) -> list[Paper]:
-        """Papers by name (headline, case-folded) or, for any other sort, in corpus order."""
+        """Papers by name (headline, case-folded); by rating, citations or year, highest (newest)
+        first, those without one last, ties in corpus order; for any other sort, in corpus order."""
         if sort == "name":
             return sorted(papers, key=lambda paper: (self._headline(paper.id).casefold(), paper.position))
+        if sort in _RANGE_VALUES:
+            value = _RANGE_VALUES[sort]
+
+            def key(paper: Paper) -> tuple[bool, float, int]:
+                number = value(paper)
+                return (number is None, -(number or 0), paper.position)
+
+            return sorted(papers, key=key)
         return sorted(papers, key=lambda paper: paper.position)
 
 
@@ -189,6 +289,93 @@ def missing_fields(fields: Iterable[tuple[str, str]], available: AvailableFilter
         elif field in _FIELD_DATA and counts[field] == 0:
             problems.append(f"no loaded list has {_FIELD_DATA[field]}: {typed}: finds nothing here")
     return problems
+
+
+_RANGE_VALUES: dict[str, Callable[[Paper], float | None]] = {
+    "rating": lambda paper: paper.rating,
+    "confidence": lambda paper: paper.facts.confidence_avg,
+    "citations": lambda paper: paper.citations,
+    "year": lambda paper: paper.year,
+}
+_RANGE_NAMES = {"rating": "ratings", "confidence": "confidences", "citations": "citations", "year": "years"}
+_VALUE_DATA: dict[str, Callable[[Paper], object]] = {
+    "author": lambda paper: paper.authors,
+    "inst": lambda paper: paper.facts.institutions,
+    "country": lambda paper: paper.facts.countries,
+    "area": lambda paper: paper.facts.area,
+}
+_VALUE_NAMES = {"author": "authors", "inst": "institutions", "country": "countries", "area": "primary areas"}
+_VALUE_ONE = {"author": "author", "inst": "institution", "country": "country", "area": "area"}
+COUNTRY_NAMES = {
+    "us": "united states",
+    "usa": "united states",
+    "united states of america": "united states",
+    "uk": "united kingdom",
+    "korea": "south korea",
+}
+"""Countries as people type them -> as the lists write them (folded)."""
+_NOT_A_WORD = re.compile(r"[\W_]+")
+
+
+@lru_cache(maxsize=1 << 16)
+def _folded(text: str) -> str:
+    """Case and accents folded, every run of punctuation and spaces one space (kept for the names
+    that come back: one author of many papers, an institution of thousands)."""
+    plain = (
+        text
+        if text.isascii()
+        else "".join(char for char in unicodedata.normalize("NFKD", text) if not unicodedata.combining(char))
+    )
+    return " ".join(_NOT_A_WORD.sub(" ", plain.casefold()).split())
+
+
+def _negated(check: Callable[[Paper], bool]) -> Callable[[Paper], bool]:
+    return lambda paper: not check(paper)
+
+
+def _range_check(bounds: Range) -> Callable[[Paper], bool]:
+    value = _RANGE_VALUES[bounds.field]
+    if bounds.negated:
+        return lambda paper: not bounds.holds(value(paper))
+    return lambda paper: bounds.holds(value(paper))
+
+
+def _institution_is(written: str, wanted: str) -> bool:
+    """inst:VALUE: an institution (or its abbreviation) named so (upenn, "University of
+    Pennsylvania"), or with every word of it (cambridge)."""
+    folded = _folded(written)
+    if folded == wanted:
+        return True
+    have = folded.split()
+    return bool(have) and all(word in have for word in wanted.split())
+
+
+def people_check(papers: Sequence[Paper], wanted: list[str]) -> Callable[[Paper], bool]:
+    """author:VALUE: the person, by OpenReview id (~Name1) or by name (case, accents and
+    punctuation folded); a person named so who has an id is also found by that id where another
+    list spells the name otherwise. One word alone (author:hinton) is any author with that word in
+    their name. Each distinct name is judged once."""
+    ids = {value for value in wanted if value.startswith("~")}
+    names = {_folded(value) for value in wanted if not value.startswith("~")} - {""}
+    words = {name for name in names if " " not in name}
+    distinct = {author for paper in papers for author in paper.authors}
+    matching = {
+        author
+        for author in distinct
+        if (folded := _folded(author)) in names or (words and not words.isdisjoint(folded.split()))
+    }
+    if matching:
+        for paper in papers:  # the ids of the people named, where their lists have ids
+            author_ids = paper.facts.author_ids
+            if author_ids and not matching.isdisjoint(paper.authors):
+                ids.update(
+                    author_ids[at]
+                    for at, author in enumerate(paper.authors)
+                    if at < len(author_ids) and author_ids[at] and author in matching
+                )
+    if ids:
+        return lambda paper: not matching.isdisjoint(paper.authors) or not ids.isdisjoint(paper.facts.author_ids)
+    return lambda paper: not matching.isdisjoint(paper.authors)
 
 
 def _listed(values: Sequence[str]) -> str:

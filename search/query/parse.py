@@ -251,6 +251,23 @@ def named_fields(text: str) -> list[tuple[str, str]]:
     return list(dict.fromkeys((typed, _FIELD_OF[typed.lower()]) for typed in found if typed.lower() in _FIELD_OF))
 
 
+_URL_AFTER = re.compile(r"//")
+
+
+def unknown_fields(text: str) -> list[str]:
+    """The `name:` prefixes a query has that name no field the language knows (`foo:bar`), outside
+    phrases and addresses (`https://`), for a hint: the query is searched as words."""
+    plain = _PHRASE.sub(" ", text)
+    found = (
+        match.group(1)
+        for match in _FIELD_PREFIX.finditer(plain)
+        if plain[match.end() : match.end() + 1].strip()  # a value right after: "Know: A" is punctuation
+        and not _URL_AFTER.match(plain, match.end())
+        and not match.group(1).isdigit()
+    )
+    return list(dict.fromkeys(name for name in found if name.lower() not in _FIELD_OF))
+
+
 def _candidates(node: wq.MultiTerm, reader, budget: Budget) -> Iterator[bytes]:
     """The terms a multi-term query matches, in lexicon order, checking the budget while it scans
     (a leading wildcard reads the whole lexicon)."""

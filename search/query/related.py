@@ -30,7 +30,7 @@ def similar_query(reader, text: str) -> wq.Query | None:
         if 1 < papers <= max(2, total * MAX_SHARE):
             weighted.append(((1 + log(count)) * log(total / papers), term))
     best = nlargest(SIMILAR_TERMS, weighted)
-    if not best:
+    if not best or best[0][0] <= 0:  # in every paper of a tiny list: no word says anything
         return None
     return wq.Or(
         [wq.Term(field, term, boost=weight / best[0][0]) for weight, term in best for field in ("abstract", "title")]

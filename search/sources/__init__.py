@@ -12,7 +12,7 @@ OpenReview as a bearer token; the usual http_proxy / https_proxy / no_proxy are 
 
 from search.sources import catalogue
 from search.sources.arxiv import DEFAULT_MAX as ARXIV_DEFAULT_MAX
-from search.sources.catalogue import Conference, available
+from search.sources.catalogue import Conference, available, without_abstracts
 from search.sources.catalogue import known as in_catalogue
 from search.sources.get import GotList, downloaded_lists, get_list, update_list
 from search.sources.http import USER_AGENT
@@ -33,4 +33,5 @@ __all__ = [
     "in_catalogue",
     "parse_request",
     "update_list",
+    "without_abstracts",
 ]

@@ -47,6 +47,20 @@ CONFERENCES: dict[str, tuple[int, ...]] = {
 }
 """Conference folder (also the file prefix) -> years."""
 
+WITHOUT_ABSTRACTS: dict[str, tuple[int, ...]] = {
+    "siggraph": CONFERENCES["siggraph"],
+    "siggraphasia": CONFERENCES["siggraphasia"],
+    "kdd": (2023, 2024),
+    "acmmm": (2024,),
+    "ai4x": (2025,),
+    "rss": _years(2005, 2008),
+    "aistats": (2005,),
+    "www": (2024,),
+}
+"""The lists whose records carry no abstract at all (measured on the mirror of 2026-02-23: see
+../shared/notes/paperlists-fields.md): nothing in them can be searched, so `get --available`
+marks them and `get` says so before it downloads one."""
+
 LABELS = {"nips": "NeurIPS", "siggraphasia": "SIGGRAPH Asia", "acmmm": "ACM MM", "ai4x": "AI4X", "3dv": "3DV"}
 """Display names where the folder name is not simply the upper-cased conference."""
 ALIASES = {"neurips": "nips"}
@@ -62,15 +76,36 @@ class Conference:
     name: str
     label: str
     years: tuple[int, ...]
+    without_abstracts: tuple[int, ...] = ()
+    """The years whose list has no abstracts (nothing to search)."""
 
     @property
     def ranges(self) -> str:
         return ranges(self.years)
 
+    @property
+    def searchable(self) -> str:
+        """The years whose lists have abstracts, as `ranges` writes them ("" for none)."""
+        return ranges(tuple(year for year in self.years if year not in self.without_abstracts))
+
+    @property
+    def unsearchable(self) -> str:
+        """The years whose lists have no abstracts, as `ranges` writes them."""
+        return ranges(self.without_abstracts)
+
 
 def available() -> list[Conference]:
     """The catalogue, by folder name."""
-    return [Conference(name, label(name), years) for name, years in sorted(CONFERENCES.items())]
+    return [
+        Conference(name, label(name), years, WITHOUT_ABSTRACTS.get(name, ()))
+        for name, years in sorted(CONFERENCES.items())
+    ]
+
+
+def without_abstracts(name: str) -> bool:
+    """Whether the catalogue knows the list (iclr2025, kdd2024) as one without abstracts."""
+    parts = split(name)
+    return parts is not None and parts[1] in WITHOUT_ABSTRACTS.get(parts[0], ())
 
 
 def split(name: str) -> tuple[str, int] | None:
@@ -105,4 +140,7 @@ def ranges(years: tuple[int, ...]) -> str:
     return " ".join(parts)
 
 
-__all__ = ["ALIASES", "CONFERENCES", "LABELS", "Conference", "available", "known", "label", "ranges", "split"]
+__all__ = [
+    *("ALIASES", "CONFERENCES", "LABELS", "WITHOUT_ABSTRACTS", "Conference", "available", "known", "label"),
+    *("ranges", "split", "without_abstracts"),
+]

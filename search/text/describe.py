@@ -77,19 +77,22 @@ def paper_links(paper: Paper, rendered: Rendered, name: str | None) -> tuple[Lin
         *(safe_link("project page", url, "project") for url in field_urls(paper.project)),
         *rendered.links,
         safe_link(_page_label(paper.site), paper.site, "paper"),
+        safe_link("venue's page", paper.facts.landing, "paper"),
         safe_link("PDF", paper.pdf, "pdf"),
         safe_link("arXiv page", f"{ARXIV}{paper.arxiv}" if paper.arxiv else None, "arxiv"),
+        safe_link("Google Scholar: cited by", paper.facts.cited_by, "citations"),
     ]
     query = paper.title or " ".join(filter(None, [name, " ".join(rendered.text.split()[:12])]))
     encoded = quote_plus(query)
     candidates.append(Link("Google Scholar search", f"https://scholar.google.com/scholar?q={encoded}", "search"))
-    candidates.append(
-        Link(
-            "OpenReview search",
-            f"https://openreview.net/search?term={encoded}&content=all&group=all&source=all",
-            "search",
+    if on_openreview(paper):
+        candidates.append(
+            Link(
+                "OpenReview search",
+                f"https://openreview.net/search?term={encoded}&content=all&group=all&source=all",
+                "search",
+            )
         )
-    )
     links: list[Link] = []
     seen: set[str] = set()
     for link in candidates:
@@ -97,6 +100,26 @@ def paper_links(paper: Paper, rendered: Rendered, name: str | None) -> tuple[Lin
             seen.add(link.url)
             links.append(link)
     return tuple(links)
+
+
+NOT_ON_OPENREVIEW = frozenset({"CVPR", "ICCV", "ECCV", "WACV", "AAAI", "IJCAI", "KDD", "SIGGRAPH", "ICRA", "IROS"})
+"""Venues whose papers are not on OpenReview."""
+OPENREVIEW_SINCE = {"NEURIPS": 2021, "ICML": 2023, "CORL": 2021, "UAI": 2022, "AISTATS": 2025, "WWW": 2024}
+"""Venues on OpenReview only since a year."""
+
+
+def on_openreview(paper: Paper) -> bool:
+    """Whether an OpenReview search may find the paper: its page, PDF or authors are there, or its
+    venue is not one known to be elsewhere (CVPR; NeurIPS before 2021)."""
+    if "openreview.net" in f"{paper.site} {paper.pdf}".lower() or any(paper.facts.author_ids):
+        return True
+    venue = (paper.venue or "").upper().split()
+    if not venue:
+        return True
+    since = OPENREVIEW_SINCE.get(venue[0])
+    if since is not None:
+        return paper.year is None or paper.year >= since
+    return venue[0] not in NOT_ON_OPENREVIEW
 
 
 def _code_label(url: str) -> str:

@@ -23,19 +23,19 @@ import secrets
 import stat
 import time
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from search.errors import BookmarkImportError, ReaderError
-from search.models import Bookmark, Link, link_records
+from search.models import NO_FACTS, Bookmark, Link, Paper, link_records
 from search.text.describe import display_label, primary_link
 from search.text.links import safe_url
 from search.text.sanitize import sanitize, sanitize_line
 from search.untrusted import fix_surrogates, load_json, read_bytes, shown
 
-FORMATS = ("bibtex", "markdown", "csv", "json")
+FORMATS = ("bibtex", "markdown", "csv", "json", "ris")
 MAX_IMPORT_BYTES = 64 * 1024 * 1024
 """The largest import file read (a JSON export of 10,000 bookmarks with abstracts is about 20 MB)."""
 MAX_ID_CHARS = 1000
@@ -44,7 +44,12 @@ YEARS = range(1000, 10000)
 
 _ARXIV_ABS = re.compile(r"https?://arxiv\.org/abs/(\d{4}\.\d{4,5}|[a-z][a-z.\-]*/\d{7})(?:v\d+)?$")
 _HASH = re.compile(r"[0-9a-f]{1,64}")
-CSV_FIELDS = ("id", "headline", "name", "title", "authors", "venue", "year", "url", "note", "tags")
+CSV_FIELDS = (
+    *("id", "headline", "name", "title", "authors", "venue", "year", "url", "note", "tags"),
+    *("status", "rating_avg", "ratings", "confidences", "citations", "institutions", "countries", "tldr", "area"),
+)
+"""The columns of a CSV export; those after `tags` come from the loaded paper (empty when its list
+is not loaded or does not say)."""
 
 
 class ExportError(ReaderError):
@@ -239,18 +244,27 @@ def _from_record(r: dict[str, Any]) -> Bookmark:
 # -- export -----------------------------------------------------------------------------------------
 
 
-def export(bookmarks: Sequence[Bookmark], fmt: str) -> str:
+def export(bookmarks: Sequence[Bookmark], fmt: str, papers: Mapping[str, Paper] | None = None) -> str:
     """The bookmarks in one format; the text holds no escape sequence, control character or lone
-    surrogate, whatever the bookmarks hold."""
+    surrogate, whatever the bookmarks hold. `papers` (the loaded papers by id) add what the lists
+    say: the venue's own BibTeX entry, and the status, ratings, citations, institutions,
+    countries, TL;DR and area in CSV and JSON."""
     clean = [clean_bookmark(b) for b in bookmarks]
+    found = papers or {}
     if fmt == "bibtex":
-        text = "\n".join(_bibtex_entry(b) for b in clean)
+        text = "\n".join(_venue_entry(found.get(b.paper_id)) or _bibtex_entry(b) for b in clean)
     elif fmt == "markdown":
         text = "".join(f"- {_markdown_citation(b)}{_markdown_note(b.note)}\n" for b in clean)
     elif fmt == "csv":
-        text = _csv(clean)
+        text = _csv(clean, found)
     elif fmt == "json":
-        text = json.dumps({"bookmarks": [bookmark_record(b) for b in clean]}, ensure_ascii=False, indent=2) + "\n"
+        records = [
+            {**bookmark_record(b), **paper_facts(found.get(b.paper_id))} if papers is not None else bookmark_record(b)
+            for b in clean
+        ]
+        text = json.dumps({"bookmarks": records}, ensure_ascii=False, indent=2) + "\n"
+    elif fmt == "ris":
+        text = "".join(_ris_entry(b, found.get(b.paper_id)) for b in clean)
     else:
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     return fix_surrogates(text)
@@ -327,11 +341,76 @@ def arxiv_of(bookmark: Bookmark) -> str | None:
     return None
 
 
-def bibtex_entry(bookmark: Bookmark) -> str:
-    """An @inproceedings entry (@misc without a venue) that BibTeX parsers accept: title, every
-    author, booktitle, year, url, and eprint with archivePrefix for an arXiv paper. No field can end
-    the entry early: backslashes and braces inside one are escaped."""
-    return fix_surrogates(_bibtex_entry(clean_bookmark(bookmark)))
+def bibtex_entry(bookmark: Bookmark, paper: Paper | None = None) -> str:
+    """The venue's own entry, with its citation key, when the paper's list has one that BibTeX can
+    read; else an @inproceedings entry (@misc without a venue) that BibTeX parsers accept: title,
+    every author, booktitle, year, url, and eprint with archivePrefix for an arXiv paper. No field
+    can end the entry early: backslashes and braces inside one are escaped."""
+    return fix_surrogates(_venue_entry(paper) or _bibtex_entry(clean_bookmark(bookmark)))
+
+
+_ENTRY_START = re.compile(r"@[A-Za-z]+\s*\{\s*[^\s,{}]+\s*,")
+
+
+def _venue_entry(paper: Paper | None) -> str | None:
+    """The list's own BibTeX entry for the paper, as the venue wrote it, when it is one whole
+    entry: its key and type, braces balanced, ending with the entry's closing brace."""
+    entry = paper.facts.bibtex if paper is not None else None
+    if not entry:
+        return None
+    entry = sanitize(fix_surrogates(entry)).strip()
+    if not _ENTRY_START.match(entry) or not entry.endswith("}") or not _balanced(entry):
+        return None
+    depth = 0
+    for at, character in enumerate(entry):  # the first brace closes only at the end: one entry
+        depth += (character == "{") - (character == "}")
+        if depth == 0 and character == "}" and at != len(entry) - 1:
+            return None
+    return entry + "\n"
+
+
+def paper_facts(paper: Paper | None) -> dict[str, Any]:
+    """What a loaded paper's list says beyond the bookmark, for the JSON export (None: not loaded,
+    or not said)."""
+    facts = paper.facts if paper is not None else NO_FACTS
+    return {
+        "status": paper.status if paper else None,
+        "rating_avg": paper.rating if paper else None,
+        "ratings": list(facts.ratings) or None,
+        "confidences": list(facts.confidences) or None,
+        "citations": paper.citations if paper else None,
+        "institutions": _unique(facts.institutions) or None,
+        "countries": _unique(facts.countries) or None,
+        "tldr": facts.tldr,
+        "area": facts.area,
+        "bibtex": facts.bibtex,
+    }
+
+
+def _unique(per_author: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys(part for value in per_author for part in value.split(" + ") if part))
+
+
+def _ris_entry(bookmark: Bookmark, paper: Paper | None) -> str:
+    """One RIS record (Zotero, EndNote, Mendeley read it): type, title, authors, year, venue, URL,
+    abstract, DOI-free; tags as keywords and the note as N1."""
+    lines = [("TY", "CONF" if bookmark.venue else "GEN"), ("TI", display_label(bookmark))]
+    lines += [("AU", author) for author in bookmark.authors]
+    if bookmark.year:
+        lines.append(("PY", str(bookmark.year)))
+    if bookmark.venue:
+        lines.append(("T2", bookmark.venue))
+    if url_of(bookmark):
+        lines.append(("UR", url_of(bookmark)))
+    if bookmark.abstract:
+        lines.append(("AB", " ".join(bookmark.abstract.split())))
+    lines += [("KW", tag) for tag in bookmark.tags]
+    if paper is not None and paper.facts.tldr:
+        lines.append(("N2", paper.facts.tldr))
+    if bookmark.note:
+        lines.append(("N1", " ".join(bookmark.note.split())))
+    lines.append(("ER", ""))
+    return "".join(f"{tag}  - {_line(value)}".rstrip() + "\n" for tag, value in lines)
 
 
 def _bibtex_entry(bookmark: Bookmark) -> str:
@@ -408,11 +487,12 @@ def _csv_cell(value: str) -> str:
     return "'" + value if value.lstrip(" ").startswith(_FORMULA_START) else value
 
 
-def _csv(bookmarks: Sequence[Bookmark]) -> str:
+def _csv(bookmarks: Sequence[Bookmark], papers: Mapping[str, Paper]) -> str:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\n")
     writer.writeheader()
     for b in bookmarks:
+        known = paper_facts(papers.get(b.paper_id))
         row = {
             "id": b.paper_id,
             "headline": b.headline,
@@ -424,9 +504,21 @@ def _csv(bookmarks: Sequence[Bookmark]) -> str:
             "url": url_of(b),
             "note": b.note,
             "tags": "; ".join(b.tags),
+            **{key: _csv_value(known[key]) for key in CSV_FIELDS[10:]},
         }
         writer.writerow({key: _csv_cell(value) for key, value in row.items()})
     return buffer.getvalue()
+
+
+def _csv_value(value: Any) -> str:
+    """A fact as one cell: lists `; `-joined, numbers as written, absent values empty."""
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return "; ".join(f"{item:g}" if isinstance(item, float) else _line(item) for item in value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    return _line(str(value))
 
 
 def bookmark_record(b: Bookmark) -> dict[str, Any]:

@@ -9,6 +9,13 @@ import pytest
 
 from tui.cli import main
 
+PAPER_KEYS = {
+    *("id", "name", "headline", "title", "authors", "venue", "year", "status", "track", "links"),
+    *("rating_avg", "rating_std", "ratings", "confidences", "confidence_avg", "citations", "cited_by"),
+    *("institutions", "countries", "people", "tldr", "area", "session", "keywords", "bibtex"),
+}
+"""The one paper object every JSON output carries (issue 35)."""
+
 
 def run(capsys, *argv, stdin=None, monkeypatch=None):
     code = main(list(argv))
@@ -27,7 +34,7 @@ def test_list_json_shape(capsys):
     code, out, _ = run(capsys, "list", "--json")
     papers = json.loads(out)["papers"]
     assert code == 0 and len(papers) == 38
-    assert set(papers[0]) == {"id", "name", "headline", "title", "authors", "venue", "abstract", "links"}
+    assert set(papers[0]) == {*PAPER_KEYS, "abstract"}
     bitstack = next(p for p in papers if p["name"] == "BitStack")
     assert "\\textbf{BitStack}" in bitstack["abstract"]  # the source text
     assert bitstack["venue"] == "ICLR 2025" and bitstack["links"][0]["url"].startswith("https://")
@@ -39,7 +46,7 @@ def test_search_json_shape_and_correction(capsys):
     assert code == 0
     assert (result["query"], result["corrected"], result["total"]) == ("wasserstien", "wasserstein", 1)
     hit = result["hits"][0]
-    assert set(hit) == {"id", "name", "headline", "score", "links", "terms"}
+    assert set(hit) == {*PAPER_KEYS, "score", "terms"}
     assert hit["name"] == "PAWL" and hit["score"] > 0 and "wasserstein" in hit["terms"]
 
 
@@ -225,7 +232,7 @@ def test_related_json_and_errors(capsys):
     code, out, _ = run(capsys, "related", bitstack, "--json", "--limit", "3")
     related = json.loads(out)
     assert code == 0 and related["id"] == bitstack and len(related["hits"]) == 3
-    assert set(related["hits"][0]) == {"id", "name", "headline", "score", "links", "terms"}  # as search's hits
+    assert set(related["hits"][0]) == {*PAPER_KEYS, "score", "terms"}  # as search's hits
     assert bitstack not in [paper["id"] for paper in related["hits"]]
     code, _, err = run(capsys, "related", "nope")
     assert code == 2 and "no paper with id 'nope'" in err

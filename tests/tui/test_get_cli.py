@@ -206,3 +206,21 @@ def test_an_error_names_the_list_when_its_message_does_not(server, capsys, monke
     server.route("/paperlists/icml/icml2024.json", lambda h: h.drop(b"[", promised=100))
     code, _, err = run(capsys, "get", "--update", "icml2024")
     assert code == 2 and err.startswith("iclr-reader: error: could not update icml2024: ")
+
+
+def test_available_leaves_out_the_lists_without_abstracts_and_get_says_so(server, capsys):
+    code, out, _ = run(capsys, "get", "--available")
+    listed, left_out = out.split("Left out, no abstracts")
+    assert code == 0 and not any(line.split()[:1] == ["kdd"] for line in listed.splitlines())
+    kdd = next(line for line in left_out.splitlines() if line.split()[:1] == ["kdd"])
+    assert kdd.split()[1:] == ["KDD", "2023", "2024"]
+    www = next(line for line in listed.splitlines() if line.split()[:1] == ["www"])
+    assert www.split()[1:] == ["WWW", "2025"]
+    code, out, _ = run(capsys, "get", "--available", "--json")
+    row = next(row for row in json.loads(out)["paperlists"] if row["name"] == "kdd")
+    assert row["years"] == [2023, 2024] and row["without_abstracts"] == [2023, 2024]
+    serve_list(server, "kdd2024", [{"id": "k1", "title": "No abstract here"}])
+    code, _, err = run(capsys, "get", "kdd2024")
+    lines = err.splitlines()
+    assert code == 2 and lines[0].startswith("iclr-reader: kdd2024 had no abstracts when the catalogue was made")
+    assert len(lines) == 2  # then the download's own one line: no paper with an abstract

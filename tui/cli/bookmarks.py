@@ -15,6 +15,9 @@ from pathlib import Path
 from search import (
     FORMATS,
     Bookmark,
+    ReaderError,
+    SearchEngine,
+    SearchRequest,
     UserStore,
     bookmark_of,
     clean_bookmark,
@@ -24,7 +27,7 @@ from search import (
     write_atomic,
 )
 from tui.cli.errors import CliError, has_undecodable, shown
-from tui.cli.loading import load_engine
+from tui.cli.loading import ensure_index, load_engine
 from tui.cli.output import print_bookmarks_json, print_json, removed_json, restored_json
 from tui.cli.wording import counted, id_width
 
@@ -34,8 +37,15 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     bookmarks.add_argument("--json", action="store_true", help="print JSON")
     bookmarks.set_defaults(handler=list_bookmarks)
     actions = bookmarks.add_subparsers(dest="action", metavar="ACTION")
-    exporting = actions.add_parser("export", help="write bookmarks as BibTeX, Markdown, CSV or JSON")
+    exporting = actions.add_parser(
+        "export", help="write bookmarks (or a query's papers) as BibTeX, Markdown, CSV, JSON or RIS"
+    )
     exporting.add_argument("--format", required=True, choices=FORMATS, help="output format")
+    exporting.add_argument(
+        "--query",
+        metavar="QUERY",
+        help='export every paper the query finds instead of the bookmarks (--query "rating:>=7 list:corl2024")',
+    )
     exporting.add_argument(
         "-o",
         "--output",
@@ -81,10 +91,19 @@ def _usable_id(paper_id: str) -> bool:
     return bool(paper_id) and not has_undecodable(paper_id) and shown(paper_id) == paper_id
 
 
+def _engine_if_loadable(args: argparse.Namespace) -> SearchEngine | None:
+    """The loaded lists, for the papers' own facts in `bookmarks --json`; None when they cannot be
+    loaded (the bookmarks are still listed, from the store)."""
+    try:
+        return load_engine(args)
+    except (ReaderError, CliError):
+        return None
+
+
 def list_bookmarks(args: argparse.Namespace) -> int:
     bookmarks = [clean_bookmark(bookmark) for bookmark in _open_store().bookmarks()]
     if args.json:
-        print_bookmarks_json(bookmarks)
+        print_bookmarks_json(bookmarks, _engine_if_loadable(args))
         return 0
     if not bookmarks:
         print("No bookmarks yet. In the app, press b on a paper; or: iclr-reader bookmarks add ID")
@@ -98,14 +117,27 @@ def list_bookmarks(args: argparse.Namespace) -> int:
 
 
 def export_bookmarks(args: argparse.Namespace) -> int:
-    bookmarks = _open_store().bookmarks()
-    text = export(bookmarks, args.format)  # cleaned: no escape sequences, no lone surrogates
+    engine: SearchEngine | None
+    if args.query is not None:
+        engine = load_engine(args)
+        ensure_index(engine)
+        result = engine.search(SearchRequest(args.query, limit=len(engine.papers) or 1, budget=None))
+        if result.notice:
+            print(f"iclr-reader: note: {shown(result.notice)}", file=sys.stderr)
+        bookmarks = [bookmark_of(engine.describe(hit.paper_id)) for hit in result.hits]
+        what = "paper"
+    else:
+        bookmarks = _open_store().bookmarks()
+        engine = _engine_if_loadable(args)  # the lists' own facts (the venue's BibTeX entry, ratings, ...)
+        what = "bookmark"
+    papers = {b.paper_id: engine.paper(b.paper_id) for b in bookmarks if engine and b.paper_id in engine.by_id}
+    text = export(bookmarks, args.format, papers)  # cleaned: no escape sequences, no lone surrogates
     if not args.output:
         sys.stdout.write(text)
         return 0
     written = write_atomic(Path(args.output), text)  # one-line ReaderError for a target it refuses
     through = f" (through the link {shown(args.output)})" if written != Path(args.output) else ""
-    print(f"Wrote {counted(len(bookmarks), 'bookmark')} to {shown(written)}{through}", file=sys.stderr)
+    print(f"Wrote {counted(len(bookmarks), what)} to {shown(written)}{through}", file=sys.stderr)
     return 0
 
 

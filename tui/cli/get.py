@@ -29,6 +29,7 @@ from search import (
     in_catalogue,
     parse_request,
     update_list,
+    without_abstracts,
 )
 from tui.cli.errors import EXIT_USAGE, CliError, shown
 from tui.cli.loading import ensure_index
@@ -131,6 +132,12 @@ def _get_lists(args: argparse.Namespace) -> int:
             print(
                 f"iclr-reader: {request.target} is not in the catalogue (`get --available`); trying it", file=sys.stderr
             )
+        elif request.kind == "paperlists" and without_abstracts(request.target):
+            print(
+                f"iclr-reader: {request.target} had no abstracts when the catalogue was made "
+                "(nothing in it can be searched); trying it in case it has them now",
+                file=sys.stderr,
+            )
         try:
             with _progress(request.name) as progress:
                 got = get_list(request, on_progress=progress)
@@ -176,7 +183,12 @@ def show_available(args: argparse.Namespace) -> int:
     width = max(len(conference.name) for conference in conferences)
     label_width = max(len(conference.label) for conference in conferences)
     for conference in conferences:
-        print(f"  {conference.name:<{width}}  {conference.label:<{label_width}}  {conference.ranges}")
+        if conference.searchable:
+            print(f"  {conference.name:<{width}}  {conference.label:<{label_width}}  {conference.searchable}")
+    print("Left out, no abstracts (nothing to search):")
+    for conference in conferences:
+        if conference.without_abstracts:
+            print(f"  {conference.name:<{width}}  {conference.label:<{label_width}}  {conference.unsearchable}")
     print("A name outside this catalogue is still tried (new years appear over time).")
     print("Also: openreview:VENUE_ID (openreview:ICLR.cc/2025/Conference) and arxiv:QUERY (arxiv:'cat:cs.LG').")
     return 0

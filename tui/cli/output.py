@@ -6,6 +6,7 @@ Rich is imported only when styled text is printed, keeping the plain commands' s
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from collections.abc import Sequence
@@ -20,9 +21,11 @@ from search import (
     Rendered,
     SearchEngine,
     SearchResult,
+    Stats,
     bookmark_record,
     export,
     link_records,
+    primary_link,
 )
 
 if TYPE_CHECKING:
@@ -33,19 +36,88 @@ if TYPE_CHECKING:
 JsonObject = dict[str, Any]
 
 
-def paper_json(engine: SearchEngine, paper: Paper) -> JsonObject:
-    """One entry of `list --json`."""
-    description = engine.describe(paper.id)
+PAPER_KEYS = (
+    *("id", "name", "headline", "title", "authors", "venue", "year", "status", "track", "links"),
+    *("rating_avg", "rating_std", "ratings", "confidences", "confidence_avg", "citations", "cited_by"),
+    *("institutions", "countries", "people", "tldr", "area", "session", "keywords", "bibtex"),
+)
+"""The one paper object every command prints (`show --json`, `list --json`, `search --json` and
+`related --json` hits, `bookmarks --json`), in this order."""
+
+
+def paper_object(engine: SearchEngine, paper_id: str) -> JsonObject:
+    """The paper every JSON output shares: what the list says, null where it says nothing (never
+    an empty stand-in). `links` start with the one `y` copies; `people` are the authors with what
+    the list knows of each (OpenReview id, institution, country, position, homepage, dblp, Google
+    Scholar, ORCID); `institutions` and `countries` are the authors' without repeats."""
+    description = engine.describe(paper_id)
+    paper = description.paper
+    facts = paper.facts
+    primary = primary_link(description.links) if description.links else None
+    links = [primary, *(link for link in description.links if link is not primary)] if primary else []
     return {
         "id": paper.id,
         "name": description.name,
         "headline": description.headline,
         "title": paper.title,
-        "authors": list(paper.authors),
+        "authors": list(paper.authors) or None,
         "venue": paper.venue,
-        "abstract": paper.abstract,
-        "links": link_records(description.links, kinds=False),
+        "year": paper.year,
+        "status": paper.status,
+        "track": paper.track,
+        "links": link_records(links),
+        "rating_avg": paper.rating,
+        "rating_std": facts.rating_std,
+        "ratings": list(facts.ratings) or None,
+        "confidences": list(facts.confidences) or None,
+        "confidence_avg": facts.confidence_avg,
+        "citations": paper.citations,
+        "cited_by": facts.cited_by,
+        "institutions": _unique(facts.institutions),
+        "countries": _unique(facts.countries),
+        "people": _people(paper) if any(getattr(facts, field) for _, field in _PERSON) else None,
+        "tldr": facts.tldr,
+        "area": facts.area,
+        "session": facts.session,
+        "keywords": list(paper.keywords) or None,
+        "bibtex": facts.bibtex,
     }
+
+
+_PERSON = (
+    ("id", "author_ids"),
+    ("affiliation", "affiliations"),
+    ("institution", "institutions"),
+    ("country", "countries"),
+    ("position", "positions"),
+    ("homepage", "homepages"),
+    ("dblp", "dblp"),
+    ("google_scholar", "scholar"),
+    ("orcid", "orcid"),
+)
+
+
+def _people(paper: Paper) -> list[JsonObject]:
+    facts = paper.facts
+    people = []
+    for at, name in enumerate(paper.authors):
+        person: JsonObject = {"name": name}
+        for key, field in _PERSON:
+            values = getattr(facts, field)
+            person[key] = (values[at] if at < len(values) else "") or None
+        people.append(person)
+    return people
+
+
+def _unique(per_author: Sequence[str]) -> list[str] | None:
+    """Each author's values (some "A + B"), without repeats, in order; None when there are none."""
+    found = dict.fromkeys(part for value in per_author for part in value.split(" + ") if part)
+    return list(found) or None
+
+
+def paper_json(engine: SearchEngine, paper: Paper) -> JsonObject:
+    """One entry of `list --json`: the paper object and its source abstract."""
+    return {**paper_object(engine, paper.id), "abstract": paper.abstract}
 
 
 def papers_json(engine: SearchEngine) -> JsonObject:
@@ -75,16 +147,16 @@ def related_json(engine: SearchEngine, paper_id: str, hits: Sequence[Hit]) -> Js
 
 
 def hit_json(engine: SearchEngine, hit: Hit) -> JsonObject:
-    """One hit of `search --json` or `related --json`: the paper, its score and the terms that matched."""
-    description = engine.describe(hit.paper_id)
-    return {
-        "id": hit.paper_id,
-        "name": description.name,
-        "headline": description.headline,
-        "score": round(hit.score, 4),
-        "links": link_records(description.links, kinds=False),
-        "terms": list(hit.terms),
-    }
+    """One hit of `search --json` or `related --json`: the paper object, its score and the terms that matched."""
+    return {**paper_object(engine, hit.paper_id), "score": round(hit.score, 4), "terms": list(hit.terms)}
+
+
+def stats_json(stats: Stats, query: str) -> JsonObject:
+    """`stats --json`: the query (null for every loaded paper) and the numbers the stats screen
+    draws: papers, rated, decisions, ratings (each bucket's low end, papers, accepted, share
+    accepted, papers by decision), institutions and countries by papers and by accepted papers,
+    keywords, areas, citations by decision (papers, median, mean)."""
+    return {"query": query.strip() or None, **stats.as_json()}
 
 
 def rendered_json(rendered: Rendered) -> JsonObject:
@@ -140,18 +212,35 @@ def origin_json(origin: ListOrigin) -> JsonObject:
 
 
 def available_json(conferences: Sequence[Conference]) -> JsonObject:
-    """`get --available --json`: each paperlists conference's folder name, display name and years."""
+    """`get --available --json`: each paperlists conference's folder name, display name, years, and
+    the years whose lists have no abstracts (nothing to search)."""
     return {
         "paperlists": [
-            {"name": conference.name, "label": conference.label, "years": list(conference.years)}
+            {
+                "name": conference.name,
+                "label": conference.label,
+                "years": list(conference.years),
+                "without_abstracts": list(conference.without_abstracts),
+            }
             for conference in conferences
         ]
     }
 
 
-def print_bookmarks_json(bookmarks: Sequence[Bookmark]) -> None:
-    """`bookmarks --json`: the same document as `bookmarks export --format json`, so it re-imports."""
-    sys.stdout.write(export(bookmarks, "json"))
+def print_bookmarks_json(bookmarks: Sequence[Bookmark], engine: SearchEngine | None = None) -> None:
+    """`bookmarks --json`: the same document as `bookmarks export --format json`, so it re-imports,
+    each bookmark with the paper object's other keys too (from the loaded paper; null when its list
+    is not loaded)."""
+    document = json.loads(export(bookmarks, "json"))
+    for record in document["bookmarks"]:
+        paper = None
+        if engine is not None:
+            with contextlib.suppress(KeyError):
+                paper = paper_object(engine, engine.paper(record["id"]).id)
+        for key in PAPER_KEYS:
+            if key not in record:
+                record[key] = paper[key] if paper else None
+    print_json(document)
 
 
 def removed_json(bookmarks: Sequence[Bookmark]) -> JsonObject:

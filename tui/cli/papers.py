@@ -5,14 +5,25 @@ from __future__ import annotations
 
 import argparse
 import gc
+import shutil
 import sys
+import textwrap
 import time
 from collections.abc import Sequence
 
 from search import Hit, Marks, SearchEngine, SearchRequest, UserStore, convert, split_facets
 from tui.cli.errors import CliError, shown
 from tui.cli.loading import ensure_index, load_engine
-from tui.cli.output import papers_json, print_json, print_styled, related_json, rendered_json, search_json
+from tui.cli.output import (
+    paper_json,
+    papers_json,
+    print_json,
+    print_styled,
+    related_json,
+    rendered_json,
+    search_json,
+    stats_json,
+)
 from tui.cli.wording import counted, id_width
 from tui.wording import spelling_note
 
@@ -22,7 +33,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     listing.add_argument("--json", action="store_true", help="print JSON")
     listing.set_defaults(handler=list_papers)
 
-    search = commands.add_parser("search", help="search the papers")
+    search = commands.add_parser(
+        "search",
+        help="search the papers",
+        description="Search the loaded papers with the query language the app's search box reads.",
+        epilog=query_language(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     search.add_argument("query", help='query: words, "phrases", prefix*, fuzzy~, field:term, AND/OR/NOT')
     search.add_argument("--limit", type=int, default=20, help="number of hits (default 20)")
     search.add_argument("--json", action="store_true", help="print JSON")
@@ -35,9 +52,18 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     search.set_defaults(handler=search_papers)
 
+    stats = commands.add_parser(
+        "stats",
+        help="statistics of the loaded lists or a query's papers: ratings by decision, institutions, ...",
+    )
+    stats.add_argument("query", nargs="?", default="", help="a query (default: every loaded paper)")
+    stats.add_argument("--json", action="store_true", help="print the numbers as JSON")
+    stats.set_defaults(handler=show_stats)
+
     show = commands.add_parser("show", help="show one paper's rendered abstract, metadata and links")
     show.add_argument("id", help="paper id (see `list` or `search`)")
     show.add_argument("--plain", action="store_true", help="no terminal styling")
+    show.add_argument("--json", action="store_true", help="print the paper as JSON (the shape list --json gives)")
     show.set_defaults(handler=show_paper)
 
     related = commands.add_parser("related", help="the papers most similar to one paper")
@@ -55,6 +81,18 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     index = commands.add_parser("index", help="build or refresh the search index")
     index.add_argument("--rebuild", action="store_true", help="rebuild even if the index is up to date")
     index.set_defaults(handler=build_index)
+
+
+def query_language() -> str:
+    """The query language as `search --help` lists it (the help screen's table: tui/keys.py)."""
+    from tui.keys import QUERY_SYNTAX
+
+    lines = ["query language (the same in the app's search box):"]
+    for _, typed, meaning in QUERY_SYNTAX:
+        wrapped = textwrap.wrap(meaning, 96 - 28) or [""]
+        lines.append(f"  {typed:<25} {wrapped[0]}")
+        lines += [f"  {'':<25} {more}" for more in wrapped[1:]]
+    return "\n".join(lines)
 
 
 def open_app(args: argparse.Namespace) -> int:
@@ -92,10 +130,7 @@ def search_papers(args: argparse.Namespace) -> int:
         raise CliError("--limit must be at least 1")
     engine = load_engine(args)
     ensure_index(engine)
-    marks = Marks()
-    if split_facets(query)[1].needs_marks:
-        store = UserStore()
-        marks = Marks(frozenset(store.bookmarked_ids()), frozenset(store.opened_ids()))
+    marks = _marks_for(query)
     result = engine.search(SearchRequest(query, limit=limit, marks=marks, correct=not args.as_typed))
     if result.notice:  # on stderr, so JSON on stdout stays clean
         print(f"iclr-reader: note: {shown(result.notice)}", file=sys.stderr)
@@ -119,8 +154,40 @@ def _print_hits(engine: SearchEngine, hits: Sequence[Hit]) -> None:
         print(f"{hit.paper_id:<{width}}  {hit.score:6.2f}  {engine.row(hit.paper_id).headline}")
 
 
+def show_stats(args: argparse.Namespace) -> int:
+    query: str = args.query
+    engine = load_engine(args)
+    if query.strip():
+        ensure_index(engine)
+    stats = engine.stats(query, _marks_for(query))
+    if args.json:
+        print_json(stats_json(stats, query))
+        return 0
+    from tui.stats_view import stats_text
+
+    scope = f"query: {query}" if query.strip() else "every loaded paper"
+    text = stats_text(stats, shutil.get_terminal_size((100, 24)).columns, scope)
+    if sys.stdout.isatty():
+        print_styled(text)
+    else:
+        print(text.plain)
+    return 0
+
+
+def _marks_for(query: str) -> Marks:
+    """The user's marks when the query filters by them (is:, tag:, note:)."""
+    if not split_facets(query)[1].needs_marks:
+        return Marks()
+    store = UserStore()
+    notes = tuple((b.paper_id, b.note, b.tags) for b in store.bookmarks() if b.note or b.tags)
+    return Marks(frozenset(store.bookmarked_ids()), frozenset(store.opened_ids()), notes)
+
+
 def show_paper(args: argparse.Namespace) -> int:
     engine = load_engine(args)
+    if args.json:
+        print_json(paper_json(engine, engine.paper(args.id)))
+        return 0
     from tui.render import paper_text
 
     text = paper_text(engine.describe(args.id))

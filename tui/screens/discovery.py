@@ -5,12 +5,14 @@ way of saying what is shown (and every view can be typed, saved and recalled).""
 from __future__ import annotations
 
 from abc import abstractmethod
+from collections import Counter
 
 from rich.text import Text
+from textual import work
 from textual.binding import Binding
 from textual.screen import Screen
 
-from search import SearchEngine, facet_tokens, quoted, split_facets, toggle, without_facet
+from search import SearchEngine, SearchRequest, facet_tokens, quoted, split_facets, toggle, without_facet
 from tui.preferences import Preferences
 from tui.screens.choosers import Chooser, NameDialog, SavedSearches
 from tui.store_access import StoreAccess
@@ -24,7 +26,10 @@ DISCOVERY_BINDINGS = [
     Binding("ctrl+t", "filters", "Filters", show=False),
     Binding("ctrl+s", "save_search", "Save search", show=False),
     Binding("S", "saved_searches", "Saved", show=False),
+    Binding("p", "people", "People", show=False),
 ]
+MOST_VENUES = 4
+"""Venues a person's or institution's count names, most papers first."""
 
 MARK_FILTERS = [
     ("is:bookmarked", "bookmarked papers"),
@@ -47,6 +52,10 @@ def filter_choices(engine: SearchEngine) -> list[tuple[str, str]]:
     if available.with_code:
         choices.append(("has:code", f"papers with a code link · {available.with_code:,}"))
     choices += MARK_FILTERS + ORDERS
+    if any(paper.rating is not None for paper in engine.papers):
+        choices.append(("sort:rating", "highest mean review rating first"))
+    if any(paper.citations is not None for paper in engine.papers):
+        choices.append(("sort:citations", "most cited first"))
     return choices + [
         (f"status:{quoted(status)}", f"{counted(count, 'paper')}") for status, count in available.statuses
     ]
@@ -83,6 +92,57 @@ class DiscoveryActions(Screen[None]):
             return
         self._set_query(f"related:{quoted(paper_id)}")  # ids may hold spaces, quotes, parentheses
         self.action_focus_results()
+
+    def action_people(self) -> None:
+        """p: the selected paper's authors (with their institution and country) and institutions;
+        picking one searches author:... or inst:... across every loaded list, and says how many
+        papers that is, per venue."""
+        paper_id = self.current_paper_id()
+        if paper_id is None:
+            self.notify("Select a paper first", severity="warning")
+            return
+        paper = self.engine.paper(paper_id)
+        facts = paper.facts
+        choices: list[tuple[Text | str, str]] = []
+        where: dict[str, str] = {}  # a person's token -> their institution on this paper
+        for at, name in enumerate(paper.authors):
+            person = facts.author_ids[at] if at < len(facts.author_ids) and facts.author_ids[at] else name
+            label = Text(name)
+            known = [values[at] for values in (facts.institutions, facts.countries) if at < len(values) and values[at]]
+            if known:
+                label.append(f"  {' · '.join(known)}", style="dim")
+            choices.append((label, f"author:{quoted(person)}"))
+            if at < len(facts.institutions) and facts.institutions[at]:
+                where[f"author:{quoted(person)}"] = facts.institutions[at]
+        institutions = dict.fromkeys(part for value in facts.institutions for part in value.split(" + ") if part)
+        for institution in institutions:
+            label = Text(institution)
+            label.append("  institution", style="dim")
+            choices.append((label, f"inst:{quoted(institution)}"))
+        if not choices:
+            self.notify("The list names no authors for this paper", severity="warning")
+            return
+
+        def chosen(token: str | None) -> None:
+            if token is None:
+                return
+            self._set_query(token)
+            self.action_focus_results()
+            self._say_count(token, where.get(token, ""))
+
+        self.app.push_screen(Chooser("Whose papers? (every loaded list)", choices), chosen)
+
+    @work(thread=True, group="people", exclusive=True, exit_on_error=False)
+    def _say_count(self, token: str, institution: str = "") -> None:
+        """How many papers the person (at `institution`) or institution has, per venue, as a
+        notification."""
+        result = self.engine.search(SearchRequest(token, limit=max(1, len(self.engine.papers)), budget=None))
+        venues = Counter(self.engine.paper(hit.paper_id).venue or "no venue" for hit in result.hits)
+        shown = ", ".join(f"{venue} {count}" for venue, count in venues.most_common(MOST_VENUES))
+        more = f", {len(venues) - MOST_VENUES} more venues" if len(venues) > MOST_VENUES else ""
+        at = f" ({institution})" if institution else ""
+        said = f"{token}{at}: {counted(result.total, 'paper')}" + (f" · {shown}{more}" if shown else "")
+        self.app.call_from_thread(self.notify, said, markup=False, timeout=8)
 
     def action_toggle_all_words(self) -> None:
         """a: only the papers with every word of the query (match:all), or all the ranked matches again."""

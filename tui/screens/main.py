@@ -17,7 +17,7 @@ from textual.timer import Timer
 from textual.widgets import Input, ProgressBar, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from search import Bookmark, Marks, SearchEngine, SearchRequest, SearchResult, UserStore, bookmark_of
+from search import Bookmark, Marks, SearchEngine, SearchRequest, SearchResult, UserStore, bookmark_of, split_facets
 from tui import wording
 from tui.keys import SPELLING_KEY
 from tui.messages import IndexFailed, IndexProgress, IndexReady, SessionFound
@@ -30,7 +30,16 @@ from tui.store_access import StoreAccess
 from tui.widgets.footer import KeyBar
 from tui.widgets.header import AppHeader
 from tui.widgets.reader import ReaderPane
-from tui.widgets.results_list import MakeRow, ResultsList, RowColors, row_text, venue_column_width, venue_width_for
+from tui.widgets.results_list import (
+    MakeRow,
+    ResultsList,
+    RowColors,
+    figure_text,
+    figure_width_for,
+    row_text,
+    venue_column_width,
+    venue_width_for,
+)
 from tui.widgets.search_box import SearchBox
 from tui.widgets.splitter import Splitter
 
@@ -64,6 +73,7 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         Binding("q", "quit", "Quit"),
         Binding("h", "close_reader", "Back", show=False),
         Binding("B", "show_bookmarks", "Bookmarks", show=False),
+        Binding("s", "stats", "Stats", show=False),
         Binding("left_square_bracket", "narrower_list", "Narrower list", show=False, key_display="["),
         Binding("right_square_bracket", "wider_list", "Wider list", show=False, key_display="]"),
         Binding("z", "toggle_list_only", "List only", show=False),
@@ -102,6 +112,7 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         self.split = min(SPLIT_MAX, max(SPLIT_MIN, self.preferences.split))
         self.list_only = self.preferences.list_only
         self._venue_width = venue_column_width(paper.venue for paper in engine.papers)
+        self._rated = any(paper.rating is not None for paper in engine.papers)
         self._colors = RowColors.for_theme(dark=True)
         self._more_to_last = False
         """G asked for the last paper of a result not listed whole yet: go there once it is."""
@@ -255,6 +266,7 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         old, self.engine = self.engine, engine
         self.result = None
         self._venue_width = venue_column_width(paper.venue for paper in engine.papers)
+        self._rated = any(paper.rating is not None for paper in engine.papers)
         self.query_one(ProgressBar).update(total=None, progress=0)  # no stale percentage while it starts
         self._show_all()
         self.set_status(wording.INDEXING)
@@ -305,11 +317,22 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
             limit=RESULT_LIMIT,
             partial=True,
             hit_terms=False,
-            marks=Marks(frozenset(self.bookmarked), frozenset(self.opened)),
+            marks=Marks(frozenset(self.bookmarked), frozenset(self.opened), self._notes_for(text)),
             match=preferences.match,
             sort=preferences.sort,
             correct=text != self._as_typed,
         )
+
+    def _notes_for(self, text: str) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+        """The bookmarks' notes and tags, when the query searches them (tag:, note:)."""
+        if not any(field in ("tag", "note") for field, _, _ in split_facets(text)[1].values):
+            return ()
+        if not self.store_access.available:
+            return ()
+        ok, notes = self.store_access.call(
+            self, lambda store: tuple((b.paper_id, b.note, b.tags) for b in store.bookmarks() if b.note or b.tags)
+        )
+        return notes if ok and notes is not None else ()
 
     def _search_again(self) -> None:
         """Search the query in the box afresh (the index opened, the defaults changed, as typed)."""
@@ -377,7 +400,7 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         results = self.query_one(ResultsList)
         listed = set(results.paper_ids)
         new = [hit.paper_id for hit in result.hits if hit.paper_id not in listed]
-        results.extend(new, self._row_maker(result.terms), more=result.total > len(listed) + len(new))
+        results.extend(new, self._row_maker(result.terms, result.query), more=result.total > len(listed) + len(new))
         if result.notice and result.notice != first.notice:  # stopped part-way: say so
             self.set_status(wording.result_status(result))
         if self._more_to_last and results.paper_ids:
@@ -400,7 +423,7 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         engine = self.engine
         ids = [hit.paper_id for hit in result.hits]
         self._defer_reader()
-        self._fill(ids, self._row_maker(result.terms), more=result.total > len(ids))
+        self._fill(ids, self._row_maker(result.terms, result.query), more=result.total > len(ids))
         related = wording.related_paper(result)
         headline = engine.row(related).headline if related is not None and related in engine.by_id else None
         self._show_title(wording.result_title(engine.lists, result, headline))
@@ -414,21 +437,28 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         self.app.set_reactive(App.sub_title, str(title))
         self.query_one(AppHeader).show(title)
 
-    def _row_maker(self, terms: tuple[str, ...] = ()) -> MakeRow:
-        """How the list makes a row of these results (their matched words highlighted), when it shows."""
-        return lambda paper_id, width: self._row(paper_id, width, terms)
+    def _row_maker(self, terms: tuple[str, ...] = (), query: str = "") -> MakeRow:
+        """How the list makes a row of these results (their matched words highlighted), when it
+        shows: with the papers' citations when the query sorts by them, else their mean rating
+        when the loaded lists have ratings."""
+        figure = "citations" if split_facets(query)[1].sort == "citations" else "rating" if self._rated else None
+        return lambda paper_id, width: self._row(paper_id, width, terms, figure)
 
-    def _row(self, paper_id: str, width: int, terms: tuple[str, ...] = ()) -> Text:
+    def _row(self, paper_id: str, width: int, terms: tuple[str, ...] = (), figure: str | None = None) -> Text:
         # Until the index is open, rows come straight from the corpus (no markup conversion).
         row = self.engine.row(paper_id) if self.engine.ready else self.engine.quick_row(paper_id)
+        paper = self.engine.paper(paper_id)
+        figure_width = figure_width_for(figure, width)
         return row_text(
             row,
-            self.engine.paper(paper_id).venue,
+            paper.venue,
             terms,
             bookmarked=paper_id in self.bookmarked,
             opened=paper_id in self.opened,
-            venue_width=venue_width_for(self._venue_width, width),
+            venue_width=venue_width_for(self._venue_width, width - (figure_width + 1 if figure_width else 0)),
             colors=self._colors,
+            figure=figure_text(figure, paper.rating, paper.citations),
+            figure_width=figure_width,
         )
 
     def _fill(self, ids: list[str], make_row: MakeRow, more: bool = False) -> None:
@@ -559,6 +589,13 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         """Draw every row again (the marks or the theme changed), keeping the list and its selection."""
         self.query_one(ResultsList).refresh_rows()
         self._show_reader(self.current_paper_id())
+
+    def action_stats(self) -> None:
+        """The statistics of the current query's papers (every loaded paper with no query)."""
+        from tui.screens.stats import StatsScreen  # loaded when first opened, not before the first frame
+
+        query = self.query_one(SearchBox).value
+        self.app.push_screen(StatsScreen(self.engine, query, self._request(query).marks))
 
     def action_show_bookmarks(self) -> None:
         if self.store_access.require(self) is None:

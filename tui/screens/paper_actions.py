@@ -10,7 +10,7 @@ from typing import TypeVar
 from textual.binding import Binding
 from textual.screen import Screen
 
-from search import Bookmark, Link, bibtex_entry, display_label, markdown_citation, primary_link
+from search import Bookmark, Link, Paper, bibtex_entry, display_label, markdown_citation, primary_link
 from tui.clipboard import copied_notice, copy_text, open_url, short_url
 from tui.screens.dialogs import LinkPicker, NoteDialog, TagsDialog
 from tui.store_access import StoreAccess
@@ -94,6 +94,11 @@ class PaperActions(Screen[ResultT]):
     def shows_bookmarked(self, paper_id: str) -> bool:
         """Whether this screen shows the paper as bookmarked right now (not what the store says)."""
         return paper_id in self.bookmarked
+
+    def loaded_paper(self, paper_id: str) -> Paper | None:
+        """The paper as a loaded list has it (None: not loaded here), for what only the list says."""
+        engine = getattr(self, "engine", None)
+        return engine.by_id.get(paper_id) if engine is not None else None
 
     def _selected(self) -> Bookmark | None:
         bookmark = self.current_bookmark()
@@ -301,7 +306,8 @@ class PaperActions(Screen[ResultT]):
     def action_copy_bibtex(self) -> None:
         bookmark = self._selected()
         if bookmark is not None:
-            self.copy_to_clipboard(bibtex_entry(bookmark), "the BibTeX entry")
+            paper = self.loaded_paper(bookmark.paper_id)  # the venue's own entry, when its list has one
+            self.copy_to_clipboard(bibtex_entry(bookmark, paper), "the BibTeX entry")
 
     def action_copy_markdown(self) -> None:
         bookmark = self._selected()

@@ -79,6 +79,29 @@ def venue_width_for(wanted: int, row_width: int) -> int:
     return width if width >= MIN_VENUE_WIDTH else 0
 
 
+FIGURE_WIDTHS = {"rating": 4, "citations": 5}
+"""The figure column's width: a mean rating ("6.3", "10.0"), a citation count ("812", "11k")."""
+
+
+def figure_width_for(figure: str | None, row_width: int) -> int:
+    """The figure column's width in a row `row_width` columns wide: none when the title would keep
+    fewer than MIN_TITLE_WIDTH columns (the figure goes before the title gets narrow)."""
+    if figure not in FIGURE_WIDTHS:
+        return 0
+    width = FIGURE_WIDTHS[figure]
+    return width if row_width - 3 - (width + 1) >= MIN_TITLE_WIDTH else 0
+
+
+def figure_text(figure: str | None, rating: float | None, citations: int | None) -> str:
+    """A row's figure: its mean rating to one decimal, or its citations (thousands as "11k");
+    "" when the paper has none."""
+    if figure == "rating":
+        return f"{rating:.1f}" if rating is not None else ""
+    if figure == "citations" and citations is not None:
+        return str(citations) if citations < 10_000 else f"{citations // 1000}k"
+    return ""
+
+
 def row_text(
     row: Row,
     venue: str | None,
@@ -87,14 +110,20 @@ def row_text(
     opened: bool = False,
     venue_width: int = 0,
     colors: RowColors = DARK_ROWS,
+    figure: str = "",
+    figure_width: int = 0,
 ) -> Text:
-    """One result row in fixed columns: bookmark, code link, venue (when `venue_width`), headline
-    with its name highlighted. Every column is always there, blank when empty, so titles line up
-    whatever is bookmarked or loaded; opened papers are dimmed."""
+    """One result row in fixed columns: bookmark, code link, a figure (the mean rating or the
+    citations, when `figure_width`), venue (when `venue_width`), headline with its name
+    highlighted. Every column is always there, blank when empty, so titles line up whatever is
+    bookmarked or loaded; opened papers are dimmed."""
     text = Text(no_wrap=True, overflow="ellipsis", end="", style=Style(dim=True) if opened else "")
     text.append(BOOKMARK_MARKER if bookmarked else " ", style=colors.bookmark)
     text.append(CODE_MARKER if row.has_code else " ", style=colors.code)
     text.append(" ")
+    if figure_width:
+        text.append(figure[:figure_width].rjust(figure_width), style=colors.code)
+        text.append(" ")
     if venue_width:
         shown = venue or ""
         shown = shown if len(shown) <= venue_width else shown[: venue_width - 1] + "…"

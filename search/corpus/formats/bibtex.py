@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from search.corpus.formats import common
+from search.corpus.formats import common, facts
 from search.corpus.formats.common import CorpusError
 from search.models import Paper
 from search.untrusted import shown
@@ -29,7 +29,9 @@ def parse_bibtex(path: Path, text: str) -> tuple[list[Paper], int, str | None]:
     except Exception as error:  # noqa: BLE001 - the parser's errors vary; the user needs one line
         raise CorpusError(f"{shown(path)}: unreadable BibTeX ({type(error).__name__})") from None
     venue_default = common.venue_from_filename(path)
-    candidates = (_paper(entry.key, _fields(entry), path, venue_default) for entry in library.entries)
+    candidates = (
+        _paper(entry.key, _fields(entry), path, venue_default, getattr(entry, "raw", None)) for entry in library.entries
+    )
     return common.collect(path, candidates, "BibTeX entries", venue_default, skipped=len(library.failed_blocks))
 
 
@@ -37,20 +39,25 @@ def _fields(entry) -> dict[str, str]:
     return {name.lower(): field.value for name, field in entry.fields_dict.items() if isinstance(field.value, str)}
 
 
-def _paper(key: str, fields: dict[str, str], path: Path, venue_default: str | None) -> Paper | None:
+def _paper(
+    key: str, fields: dict[str, str], path: Path, venue_default: str | None, raw: str | None = None
+) -> Paper | None:
     abstract = common.abstract(fields.get("abstract"))
-    if abstract is None:
+    if abstract is None or facts.is_placeholder(fields.get):
         return None
     venue = common.from_latex(fields.get("booktitle") or fields.get("journal") or fields.get("venue")) or venue_default
     paper_year = common.year(fields.get("year")) or common.year_of(venue)
     doi, eprint, url = common.text(fields.get("doi")), common.text(fields.get("eprint")), common.text(fields.get("url"))
     site = url or (f"https://doi.org/{doi}" if doi else None) or (f"https://arxiv.org/abs/{eprint}" if eprint else None)
+    authors = tuple(name for name in (_person(part) for part in _AND.split(fields.get("author", ""))) if name)
+    # The entry itself is the list's BibTeX for the paper (an export gives it back with its key).
+    rating, citations, known = facts.read(lambda name: raw if name == "bibtex" else fields.get(name), len(authors))
     return Paper(
         id=common.text(key) or common.stable_id(abstract),
         abstract=abstract,
         venue=common.venue_with_year(venue, paper_year),
         title=common.from_latex(fields.get("title")),
-        authors=tuple(name for name in (_person(part) for part in _AND.split(fields.get("author", ""))) if name),
+        authors=authors,
         keywords=common.names(common.from_latex(fields.get("keywords")) or "", ";,"),
         year=paper_year,
         site=site,
@@ -58,6 +65,9 @@ def _paper(key: str, fields: dict[str, str], path: Path, venue_default: str | No
         github=common.addresses(fields.get("github") or fields.get("code")),
         arxiv=_arxiv(fields, site),
         source=str(path),
+        rating=rating,
+        citations=citations,
+        facts=known,
     )
 
 

@@ -6,7 +6,7 @@ import csv
 import io
 from pathlib import Path
 
-from search.corpus.formats import common
+from search.corpus.formats import common, facts
 from search.corpus.formats.common import CorpusError
 from search.models import Paper
 from search.untrusted import shown
@@ -40,7 +40,8 @@ def parse_csv(path: Path, text: str) -> tuple[list[Paper], int, str | None]:
     delimiter = max(_DELIMITERS, key=header.count)
     rows = csv.reader(io.StringIO(text), delimiter=delimiter)
     try:
-        columns = _columns(next(rows))
+        header_row = next(rows)
+        columns = _columns(header_row)
     except (StopIteration, csv.Error) as error:
         raise CorpusError(f"{shown(path)}: unreadable CSV header ({error})") from None
     if "abstract" not in columns:
@@ -49,7 +50,10 @@ def parse_csv(path: Path, text: str) -> tuple[list[Paper], int, str | None]:
     filled = (row for row in rows if any(cell.strip() for cell in row))  # blank rows are not papers
     try:
         return common.collect(
-            path, (_paper(row, columns, path, venue_default) for row in filled), "rows", venue_default
+            path,
+            (_paper(row, columns, _named(header_row), path, venue_default) for row in filled),
+            "rows",
+            venue_default,
         )
     except csv.Error as error:
         raise CorpusError(f"{shown(path)}: malformed CSV at line {rows.line_num} ({error})") from None
@@ -67,14 +71,35 @@ def _columns(header: list[str]) -> dict[str, int]:
     return found
 
 
-def _paper(row: list[str], columns: dict[str, int], path: Path, venue_default: str | None) -> Paper | None:
+_FACT_ALIASES = {"gs_citation": ("citations", "cited by"), "tldr": ("tl;dr",), "primary_area": ("primary area", "area")}
+
+
+def _named(header: list[str]) -> dict[str, int]:
+    """Each column by its own name, case-folded, for the paperlists fields (rating, aff, ...)."""
+    named: dict[str, int] = {}
+    for at, name in enumerate(header):
+        named.setdefault(name.strip().lower(), at)
+    for field, aliases in _FACT_ALIASES.items():
+        for alias in aliases:
+            if field not in named and alias in named:
+                named[field] = named[alias]
+    return named
+
+
+def _paper(
+    row: list[str], columns: dict[str, int], named: dict[str, int], path: Path, venue_default: str | None
+) -> Paper | None:
     def get(field: str) -> str | None:
         index = columns.get(field)
         return common.text(row[index]) if index is not None and index < len(row) else None
 
+    def cell(name: str) -> str | None:
+        index = named.get(name)
+        return row[index] if index is not None and index < len(row) else None
+
     index = columns["abstract"]
     abstract = common.abstract(row[index]) if index < len(row) else None
-    if abstract is None:
+    if abstract is None or facts.is_placeholder(cell):
         return None
     venue = get("venue") or venue_default
     paper_year = common.year((get("year") or "")[:4]) or common.year_of(venue)
@@ -84,12 +109,14 @@ def _paper(row: list[str], columns: dict[str, int], path: Path, venue_default: s
     separators = ";" if ";" in authors else ","
     if " and " in authors and ";" not in authors:
         authors = authors.replace(" and ", ";" if separators == ";" else ",")
+    names = common.names(authors, separators)
+    rating, citations, known = facts.read(cell, len(names))
     return Paper(
         id=get("id") or common.stable_id(abstract),
         abstract=abstract,
         venue=common.venue_with_year(venue, paper_year),
         title=common.title(get("title")),
-        authors=common.names(authors, separators),
+        authors=names,
         keywords=common.names(get("keywords") or "", ";,"),
         status=status,
         year=paper_year,
@@ -100,4 +127,7 @@ def _paper(row: list[str], columns: dict[str, int], path: Path, venue_default: s
         github=common.addresses(get("github")),
         arxiv=common.arxiv_id(arxiv) or common.arxiv_id(get("site")) or common.arxiv_id(get("pdf")),
         source=str(path),
+        rating=rating,
+        citations=citations,
+        facts=known,
     )

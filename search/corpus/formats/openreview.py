@@ -6,10 +6,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-from search.corpus.formats import common
+from search.corpus.formats import common, facts
 from search.models import Paper
 
 FORUM = "https://openreview.net/forum?id="
+_NOTE_FIELDS = {"tldr": "TL;DR", "or_profile": "authorids", "bibtex": "_bibtex"}
+"""paperlists field names (facts.read's) -> a note's content field of the same meaning."""
 _GITHUB = re.compile(r"https?://github\.com/[^\s\"'<>)\]]+")
 
 
@@ -27,7 +29,7 @@ def paper_from_note(note: dict[str, Any], path: Path, venue_default: str | None)
         return value.get("value") if isinstance(value, dict) else value
 
     abstract = common.abstract(field("abstract"))
-    if abstract is None:
+    if abstract is None or facts.is_placeholder(field):
         return None
     forum = common.text(note.get("forum")) or common.text(note.get("id"))
     venue_text = common.text(field("venue"))  # "ICLR 2025 Oral", "Submitted to ICLR 2025"
@@ -38,12 +40,14 @@ def paper_from_note(note: dict[str, Any], path: Path, venue_default: str | None)
     pdf = common.text(field("pdf"))
     in_abstract = _GITHUB.search(abstract)  # a note without a code field often names its repository here
     github = common.addresses(field("code")) or common.addresses(field("github"))
+    authors = common.names(field("authors"))
+    rating, citations, known = facts.read(lambda name: field(_NOTE_FIELDS.get(name, name)), len(authors))
     return Paper(
         id=forum or common.stable_id(abstract),
         abstract=abstract,
         venue=venue,
         title=common.title(field("title")),
-        authors=common.names(field("authors")),
+        authors=authors,
         keywords=common.names(field("keywords"), ";,"),
         status=status.capitalize() if status else decision,
         year=paper_year,
@@ -52,6 +56,9 @@ def paper_from_note(note: dict[str, Any], path: Path, venue_default: str | None)
         github=github or (in_abstract.group().rstrip(".,;") if in_abstract else None),
         arxiv=common.arxiv_id(field("arxiv")) or common.arxiv_id(field("html")),
         source=str(path),
+        rating=rating,
+        citations=citations,
+        facts=known,
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from search.corpus.formats import common
+from search.corpus.formats import common, facts
 from search.corpus.formats.common import CorpusError
 from search.corpus.formats.openreview import is_note, paper_from_note
 from search.models import Paper
@@ -30,21 +30,23 @@ def _paper(record: Any, path: Path, venue_default: str | None) -> Paper | None:
 
 
 def paper_from_record(record: dict[str, Any], path: Path, venue_default: str | None) -> Paper | None:
-    """A paper from a flat record; None without an abstract."""
+    """A paper from a flat record; None without an abstract, or for a placeholder record."""
     abstract = common.abstract(record.get("abstract"))
-    if abstract is None:
+    if abstract is None or facts.is_placeholder(record.get):
         return None
     venue = common.text(record.get("venue")) or common.text(record.get("conference")) or venue_default
     paper_year = common.year(record.get("year")) or common.year_of(venue)
     status = common.text(record.get("status"))
     site = common.text(record.get("site")) or common.text(record.get("url"))
     pdf = common.text(record.get("pdf"))
+    authors = common.names(record.get("authors", record.get("author")))
+    rating, citations, known = facts.read(record.get, len(authors))
     return Paper(
         id=common.text(record.get("id")) or common.stable_id(abstract),
         abstract=abstract,
         venue=common.venue_with_year(venue, paper_year),
         title=common.title(record.get("title")),
-        authors=common.names(record.get("authors", record.get("author"))),
+        authors=authors,
         keywords=common.names(record.get("keywords")),
         status=status,
         track=common.text(record.get("track")),
@@ -55,6 +57,9 @@ def paper_from_record(record: dict[str, Any], path: Path, venue_default: str | N
         project=common.addresses(record.get("project")),
         arxiv=_arxiv(record, site, pdf),
         source=str(path),
+        rating=rating,
+        citations=citations,
+        facts=known,
     )
 
 

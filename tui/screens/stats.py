@@ -1,0 +1,97 @@
+"""The statistics screen: the current query's papers (or every loaded paper) as terminal charts,
+the same drawing and numbers as `iclr-reader stats QUERY` (tui/stats_view.py)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.events import Resize
+from textual.screen import Screen
+from textual.widgets import Static
+
+from search import Marks, SearchEngine, Stats
+from tui.stats_view import stats_text
+
+
+class StatsScreen(Screen[None]):
+    """Statistics of a query's papers; esc (or s, q) goes back."""
+
+    DEFAULT_CSS = """
+    StatsScreen { background: $surface; }
+    StatsScreen #stats-title { height: 1; padding: 0 1; background: $panel; text-style: bold; }
+    StatsScreen #stats-body { padding: 0 1; }
+    """
+
+    BINDINGS = [
+        Binding("escape,s,q", "close", "Back"),
+        Binding("j,down", "scroll('down')", "Down", show=False),
+        Binding("k,up", "scroll('up')", "Up", show=False),
+        Binding("space,pagedown", "scroll('page_down')", "Page down", show=False),
+        Binding("pageup", "scroll('page_up')", "Page up", show=False),
+        Binding("g,home", "scroll('home')", "Top", show=False),
+        Binding("G,end", "scroll('end')", "Bottom", show=False),
+    ]
+
+    def __init__(self, engine: SearchEngine, query: str, marks: Marks) -> None:
+        super().__init__()
+        self.engine = engine
+        self.query_text = query
+        self.marks = marks
+        self.stats: Stats | None = None
+        """The numbers shown, once counted (also handy for tests)."""
+
+    @property
+    def scope(self) -> str:
+        return f"query: {self.query_text}" if self.query_text.strip() else "every loaded paper"
+
+    def compose(self) -> ComposeResult:
+        yield Static(
+            Text(f"Statistics · {self.scope} · esc: back", no_wrap=True, overflow="ellipsis"), id="stats-title"
+        )
+        with VerticalScroll(id="stats-scroll"):
+            yield Static(Text("Counting…", style="dim"), id="stats-body")
+
+    def on_mount(self) -> None:
+        self._count()
+
+    @work(thread=True, exclusive=True, exit_on_error=False)
+    def _count(self) -> None:
+        try:
+            stats = self.engine.stats(self.query_text, self.marks)
+        except Exception as error:  # noqa: BLE001 - a failed count is said on the screen, never a crash
+            self.app.call_from_thread(self._show_problem, str(error) or type(error).__name__)
+            return
+        self.app.call_from_thread(self._show, stats)
+
+    def _show(self, stats: Stats) -> None:
+        self.stats = stats
+        self._draw()
+
+    def _show_problem(self, problem: str) -> None:
+        self.query_one("#stats-body", Static).update(Text(f"The statistics could not be counted: {problem}"))
+
+    def _draw(self) -> None:
+        if self.stats is None:
+            return
+        width = max(40, self.size.width - 4)
+        self.query_one("#stats-body", Static).update(stats_text(self.stats, width, self.scope))
+
+    def on_resize(self, event: Resize) -> None:
+        self._draw()
+
+    def action_scroll(self, where: str) -> None:
+        scroll = self.query_one("#stats-scroll", VerticalScroll)
+        {
+            "down": scroll.scroll_down,
+            "up": scroll.scroll_up,
+            "page_down": scroll.scroll_page_down,
+            "page_up": scroll.scroll_page_up,
+            "home": scroll.scroll_home,
+            "end": scroll.scroll_end,
+        }[where]()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,106 @@
+"""Statistics as terminal charts: the one drawing the stats screen shows and `iclr-reader stats`
+prints, from the engine's numbers (search/query/stats.py), so both say what `stats --json` says.
+Bars are made of the terminal's block characters, eighths of a cell, and fit the width given."""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+
+from search import Stats
+
+EIGHTHS = " ▏▎▍▌▋▊▉"
+FULL = "█"
+ACCEPTED_BLOCK, REJECTED_BLOCK, OTHER_BLOCK = "█", "▒", "░"
+"""A rating bucket's bar: accepted papers, rejected ones, the rest (withdrawn, no decision)."""
+REJECTED = frozenset({"reject", "rejected", "desk-reject"})
+LABEL_WIDTH = 28
+ACCEPTED_STYLE = Style(color="green")
+REJECTED_STYLE = Style(color="red")
+OTHER_STYLE = Style(dim=True)
+HEADING = Style(bold=True)
+
+
+def bar(value: float, maximum: float, width: int) -> str:
+    """`value` of `maximum` as a bar at most `width` cells long, to an eighth of a cell."""
+    if maximum <= 0 or width <= 0 or value <= 0:
+        return ""
+    eighths = max(1, round(value / maximum * width * 8))
+    return FULL * (eighths // 8) + (EIGHTHS[eighths % 8] if eighths % 8 else "")
+
+
+def stats_text(stats: Stats, width: int = 80, scope: str = "") -> Text:
+    """The charts, `width` cells wide at most; `scope` says what was counted ("every loaded paper",
+    a query)."""
+    out = Text()
+    room = max(8, width - LABEL_WIDTH - 14)
+    out.append(f"{stats.papers:,} papers", style=HEADING)
+    out.append(f" · {stats.rated:,} with review ratings" + (f" · {scope}" if scope else "") + "\n")
+    _pairs(out, "Decisions", stats.decisions, room)
+    if stats.ratings:
+        out.append("\nMean rating, by decision", style=HEADING)
+        out.append(f"  ({ACCEPTED_BLOCK} accepted {REJECTED_BLOCK} rejected {OTHER_BLOCK} other)\n", style="dim")
+        most = max(bucket.papers for bucket in stats.ratings)
+        for bucket in stats.ratings:
+            accepted = bucket.accepted
+            rejected = sum(count for decision, count in bucket.by_decision.items() if decision in REJECTED)
+            other = bucket.papers - accepted - rejected
+            share = bucket.accepted_share
+            out.append(f"  {bucket.low:>2}-{bucket.low + 1:<3}")
+            cells = bar(bucket.papers, most, max(10, width - 30))
+            parts = _split(len(cells), (accepted, rejected, other))
+            for count, block, style in zip(
+                parts, (ACCEPTED_BLOCK, REJECTED_BLOCK, OTHER_BLOCK), (ACCEPTED_STYLE, REJECTED_STYLE, OTHER_STYLE)
+            ):
+                out.append(block * count, style=style)
+            out.append(f" {bucket.papers:,}")
+            if share is not None:
+                out.append(f"  {share:.0%} accepted", style="dim")
+            out.append("\n")
+    for title, pairs in (
+        ("Institutions, by papers", stats.institutions),
+        ("Institutions, by accepted papers", stats.accepted_institutions),
+        ("Countries, by papers", stats.countries),
+        ("Countries, by accepted papers", stats.accepted_countries),
+        ("Keywords", stats.keywords),
+        ("Primary areas", stats.areas),
+    ):
+        if pairs:
+            out.append("\n")
+            _pairs(out, title, pairs, room)
+    if stats.citations:
+        out.append("\nCitations by decision", style=HEADING)
+        out.append("  (papers with a count: median, mean)\n", style="dim")
+        most_cited = max(entry.median for entry in stats.citations)
+        for entry in stats.citations:
+            out.append(f"  {_cut(entry.decision, LABEL_WIDTH - 2):<{LABEL_WIDTH - 2}} ")
+            out.append(bar(entry.median, most_cited, room - 16), style=ACCEPTED_STYLE)
+            out.append(f" {entry.median:,.0f}  ({entry.papers:,} papers, mean {entry.mean:,.1f})\n")
+    out.rstrip()
+    return out
+
+
+def _pairs(out: Text, title: str, pairs: list[tuple[str, int]], room: int) -> None:
+    out.append(f"{title}\n", style=HEADING)
+    most = max((count for _, count in pairs), default=0)
+    for name, count in pairs:
+        out.append(f"  {_cut(name, LABEL_WIDTH - 2):<{LABEL_WIDTH - 2}} ")
+        out.append(bar(count, most, room), style=ACCEPTED_STYLE)
+        out.append(f" {count:,}\n")
+
+
+def _split(cells: int, counts: tuple[int, ...]) -> list[int]:
+    """`cells` whole cells shared among the counts in proportion (largest remainders), each count
+    above zero keeping at least one cell where there is room."""
+    total = sum(counts)
+    if not total or not cells:
+        return [0] * len(counts)
+    shares = [count * cells / total for count in counts]
+    parts = [int(share) for share in shares]
+    for at in sorted(range(len(counts)), key=lambda at: -(shares[at] - parts[at]))[: cells - sum(parts)]:
+        parts[at] += 1
+    return parts
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
