@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from search.corpus.formats.common import venue_label
+
 
 def _years(first: int, last: int) -> tuple[int, ...]:
     return tuple(range(first, last + 1))
@@ -47,8 +49,7 @@ CONFERENCES: dict[str, tuple[int, ...]] = {
 }
 """Conference folder (also the file prefix) -> years."""
 
-LABELS = {"nips": "NeurIPS", "siggraphasia": "SIGGRAPH Asia", "acmmm": "ACM MM", "ai4x": "AI4X", "3dv": "3DV"}
-"""Display names where the folder name is not simply the upper-cased conference."""
+
 ALIASES = {"neurips": "nips"}
 """Names people type for a folder that is named otherwise."""
 
@@ -88,7 +89,9 @@ def known(name: str) -> bool:
 
 
 def label(conference: str) -> str:
-    return LABELS.get(conference, conference.upper())
+    """NeurIPS, CoRL, ICLR: as the venue writes its name (the corpus formats' table, so a list's papers
+    and its catalogue line say the same)."""
+    return venue_label(conference)
 
 
 def ranges(years: tuple[int, ...]) -> str:
@@ -105,4 +108,4 @@ def ranges(years: tuple[int, ...]) -> str:
     return " ".join(parts)
 
 
-__all__ = ["ALIASES", "CONFERENCES", "LABELS", "Conference", "available", "known", "label", "ranges", "split"]
+__all__ = ["ALIASES", "CONFERENCES", "Conference", "available", "known", "label", "ranges", "split"]
