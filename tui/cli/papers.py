@@ -16,14 +16,41 @@ from tui.cli.output import papers_json, print_json, print_styled, related_json, 
 from tui.cli.wording import counted, id_width
 from tui.wording import spelling_note
 
+SEARCH_EPILOG = """\
+fields (field:term):
+  title:  abstract: (text:)  authors: (author:, by:)  keywords: (kw:)  name:
+
+filters (in the query with the words; a leading - negates one: -has:code):
+  list:NAME        papers of one list (see `lists`); list:a list:b: of either
+  venue:WORD       papers whose venue has that word (venue:neurips)
+  status:oral      as the lists say it: spotlight, poster, reject...
+  has:code         papers with a code link
+  is:bookmarked    also is:read and is:unread (what you opened in the app)
+  sort:name        also sort:relevance (the default) and sort:order (as listed)
+  match:all        only papers with every word (the default match:any ranks any)
+  related:ID       the papers most like that one (an id from `list` or `search`)
+
+examples:
+  iclr-reader search 'diffusion list:iclr2025 status:oral'
+  iclr-reader search 'sparse attention match:all -has:code'
+  iclr-reader search '-status:reject graph'"""
+
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     listing = commands.add_parser("list", help="list every paper")
     listing.add_argument("--json", action="store_true", help="print JSON")
     listing.set_defaults(handler=list_papers)
 
-    search = commands.add_parser("search", help="search the papers")
-    search.add_argument("query", help='query: words, "phrases", prefix*, fuzzy~, field:term, AND/OR/NOT')
+    search = commands.add_parser(
+        "search",
+        help="search the papers",
+        description="Search the papers: the query is what the app's search box takes.",
+        epilog=SEARCH_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    search.add_argument(
+        "query", help='query: words, "phrases", prefix*, fuzzy~, field:term, AND/OR/NOT, and the filters below'
+    )
     search.add_argument("--limit", type=int, default=20, help="number of hits (default 20)")
     search.add_argument("--json", action="store_true", help="print JSON")
     search.add_argument(
