@@ -99,8 +99,8 @@ def related_paper(result: SearchResult) -> str | None:
 
 def result_title(lists: Sequence[str], result: SearchResult, related_headline: str | None = None) -> Title:
     """The header over search results: "iclr2025 · 12 matches for “kv cache”"; for words that not
-    every match has, "iclr2018 · “graph neural network”: 312 with all words (match:all) · 4,863
-    with any" (with match:all, "312 with all words (of 4,863 with any)"); for a `related:` query
+    every match has, "iclr2018 · “graph neural network”: 4,863 matches · 312 with all words (a)"
+    (`a` shows only those; with match:all, "312 with all words (of 4,863 with any)"); for a `related:` query
     whose paper is loaded (`related_headline`), "iclr2025 · 40 papers related to “…”"."""
     label = lists_label(lists)
     if related_headline is not None:
@@ -111,8 +111,8 @@ def result_title(lists: Sequence[str], result: SearchResult, related_headline: s
             count = f"{result.all_words:,} with all words (of {result.any_words:,} with any)"
             short = f"{result.all_words:,} of {result.any_words:,}"
         else:
-            count = f"{result.all_words:,} with all words (match:all) · {result.any_words:,} with any"
-            short = f"{result.all_words:,} with all · {result.any_words:,} with any"
+            count = f"{counted(result.any_words, 'match')} · {result.all_words:,} with all words (a)"
+            short = f"{counted(result.any_words, 'match')} · {result.all_words:,} with all"
         return Title(label, count, query, "colon", short)
     return Title(label, counted(result.total, "match"), query)
 
@@ -159,6 +159,8 @@ def result_status(result: SearchResult) -> str:
     if not result.hits:
         if offer:
             return f"Nothing matches “{query}”. {offer}{notice}"
+        if result.notice and shown(result.notice).startswith(query.strip()):  # sort:date: the notice says it
+            return f"Nothing matches:{notice}"
         if result.notice:
             return f"Nothing matches “{query}”:{notice}"
         return f"Nothing matches “{query}”. Try fewer or other words, a prefix like graph*, or fuzzy~."

@@ -13,9 +13,7 @@ def test_search_open_and_read_rendered_abstract(tmp_path):
         term.wait_for("38 papers")
         term.type("kv cache")
         term.wait_until(
-            lambda screen: (
-                "1 with all words (match:all) · 2 with any" in screen and "SCBench" in first_result_row(screen)
-            ),
+            lambda screen: "2 matches · 1 with all words (a)" in screen and "SCBench" in first_result_row(screen),
             "SCBench first of the two matches",
         )
 
