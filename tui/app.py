@@ -19,6 +19,7 @@ from tui.preferences import load as load_preferences
 from tui.preferences import save as save_preferences
 from tui.screens.dialogs import UNSAVED_AT_QUIT, Editor
 from tui.screens.main import MainScreen
+from tui.screens.marking import FORMAT_NAMES, MarkedActions
 from tui.screens.paper_actions import PaperActions
 from tui.store_access import StoreAccess
 
@@ -197,6 +198,15 @@ class ReaderApp(App[int]):
             yield SystemCommand("Copy abstract", "Copy the abstract as plain text", screen.action_copy_abstract)
             yield SystemCommand("Copy BibTeX entry", "Copy a BibTeX entry for the paper", screen.action_copy_bibtex)
             yield SystemCommand("Copy Markdown citation", "Copy [headline](url)", screen.action_copy_markdown)
+        if isinstance(screen, MarkedActions):
+            yield SystemCommand("Mark all matches", "Mark every paper the query matches (*)", screen.action_mark_all)
+            yield SystemCommand("Clear marks", "Unmark every marked paper (esc)", screen.clear_marks)
+            for fmt, name in FORMAT_NAMES.items():
+                yield SystemCommand(
+                    f"Export marked papers as {name}",
+                    f"Copy the marked papers (else the selected one) as {name}",
+                    lambda fmt=fmt: screen.export_marked(fmt),
+                )
         yield SystemCommand("Help", "Show every key binding (?)", self.action_help)
 
     def _saved_searches(self) -> list[tuple[str, str]]:

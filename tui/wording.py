@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from search import SearchResult, shown, split_facets
 from tui.keys import SPELLING_KEY
@@ -52,6 +52,8 @@ class Title:
     """How the query joins the count: "for" (“12 matches for “q””), "colon" (“q”: count), "related"."""
     short_count: str | None = None
     """The count in fewer words, for a terminal too narrow for `count` alone."""
+    marked: str = ""
+    """How many papers are marked (" · 3 marked"), said last and kept as the count is."""
 
     def text(self, query_chars: int | None = None, with_lists: bool = True) -> str:
         """The line, its query cut to `query_chars` characters (an ellipsis included; 0: no query)."""
@@ -66,7 +68,7 @@ class Title:
             what = f"{self.count} related to “{query}”"
         else:
             what = f"{self.count} for “{query}”"
-        return f"{self.lists} · {what}" if with_lists and self.lists else what
+        return (f"{self.lists} · {what}" if with_lists and self.lists else what) + self.marked
 
     def __str__(self) -> str:
         return self.text()
@@ -81,10 +83,19 @@ class Title:
                 for chars in range(len(self.query) - 1, MIN_QUERY_CHARS - 1, -1):
                     if measure(line := self.text(chars, with_lists)) <= width:
                         return line
-        for count in (self.count, self.short_count or self.count):
+        short = self.short_count or self.count
+        for count in (self.count + self.marked, short + self.marked, self.count, short):
             if measure(count) <= width:
                 return count
         return count[: width - 1] + "…" if width > 0 else ""
+
+
+def with_marked(title: Title, marked: int) -> Title:
+    """The title saying how many papers are marked, last ("12 matches for “q” · 3 marked"), kept
+    whatever the width, as the count is."""
+    if not marked:
+        return title
+    return replace(title, marked=f" · {marked:,} marked")
 
 
 def all_papers_title(lists: Sequence[str], count: int) -> Title:
