@@ -157,6 +157,9 @@ class ReaderApp(App[int]):
                 "Get a list…", "Download a conference list into your library (ctrl+g)", screen.action_get_list
             )
             yield SystemCommand(
+                "Library", "Your lists: search only one, update, remove (and undo)", screen.action_library
+            )
+            yield SystemCommand(
                 "List only",
                 "The result list alone across the width, or beside the reader (z)",
                 screen.action_toggle_list_only,

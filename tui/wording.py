@@ -205,6 +205,11 @@ def download_status(spec: str, done: int, total: int | None, unit: str) -> str:
     return f"Getting {shown(spec)}: {amount}…"
 
 
+def list_updated(name: str, papers: int) -> str:
+    """ "iclr2025: updated, 11,672 papers"; indexing follows."""
+    return f"{shown(name)}: updated, {counted(papers, 'paper')} (indexed now)"
+
+
 def list_downloaded(name: str, papers: int) -> str:
     """ "iclr2025: 11,672 papers, now searchable (list:iclr2025)"; indexing follows."""
     name = shown(name)

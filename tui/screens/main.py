@@ -23,7 +23,8 @@ from tui.keys import SPELLING_KEY
 from tui.messages import IndexFailed, IndexProgress, IndexReady, SessionFound
 from tui.preferences import SPLIT_MAX, SPLIT_MIN, Match, Preferences, Sort
 from tui.screens.discovery import DISCOVERY_BINDINGS, DiscoveryActions
-from tui.screens.getting import GET_BINDINGS, ListGetting
+from tui.screens.getting import GET_BINDINGS
+from tui.screens.library_view import LibraryActions
 from tui.screens.marking import MARK_BINDINGS, MarkedActions
 from tui.screens.paper_actions import PAPER_BINDINGS
 from tui.search_session import Failed, FirstPage, IndexNotice, More, SearchSession, SessionEvent
@@ -50,7 +51,7 @@ READER_DELAY = 0.15
 costs a whole-screen relayout (~20 ms), which must not stand between a keystroke and its results."""
 
 
-class MainScreen(ListGetting, DiscoveryActions, MarkedActions):
+class MainScreen(LibraryActions, DiscoveryActions, MarkedActions):
     """Search as you type, browse the ranked list, read the selected abstract."""
 
     BINDINGS = [
