@@ -64,9 +64,7 @@ def option_texts(screen) -> list[str]:
 
 
 @pytest.mark.parametrize("size", [(140, 40), (80, 24), (60, 20)])
-async def test_the_picker_marks_a_list_you_have_and_updates_it_only_if_it_changed(
-    server, library_app, notices, size
-):
+async def test_the_picker_marks_a_list_you_have_and_updates_it_only_if_it_changed(server, library_app, notices, size):
     app = library_app
     async with app.run_test(size=size) as pilot:
         await settle(pilot, app)
