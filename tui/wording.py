@@ -10,6 +10,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from rich.text import Text
+
 from search import SearchResult, shown, split_facets
 from tui.keys import SPELLING_KEY
 
@@ -203,6 +205,27 @@ def download_status(spec: str, done: int, total: int | None, unit: str) -> str:
     else:
         amount = f"{done:,} of {total:,} papers" if total else f"{done:,} papers"
     return f"Getting {shown(spec)}: {amount}…"
+
+
+def first_run_guide(papers: int) -> Text:
+    """The panel a first start shows (until esc hides it for good): what to type, the keys that
+    matter, how to get more papers, and where the rest is."""
+    guide = Text()
+    guide.append("Welcome! ", style="bold")
+    guide.append(f'Type to search {counted(papers, "paper")}: words, "a phrase", prefix*.\n')
+    keys = (("enter", "read"), ("b", "bookmark"), ("y", "copy link"), ("r", "related"), ("/", "search"))
+    for number, (key, what) in enumerate(keys):
+        guide.append(" · " if number else "")
+        guide.append(key, style="bold")
+        guide.append(f" {what}")
+    guide.append("\n")
+    guide.append("ctrl+g", style="bold")
+    guide.append(" gets more lists (`iclr-reader get iclr2025`: all of ICLR 2025)\n")
+    guide.append("f1", style="bold")
+    guide.append(" every key · ")
+    guide.append("esc", style="bold")
+    guide.append(" hides this for good")
+    return guide
 
 
 def list_updated(name: str, papers: int) -> str:

@@ -93,10 +93,13 @@ class MainScreen(LibraryActions, DiscoveryActions, MarkedActions):
         query: str | None = None,
         preferences: Preferences | None = None,
         remember: Callable[..., None] | None = None,
+        guide: bool = False,
     ) -> None:
         """`preferences`: the split, list-only view, sort and match mode to start with; `remember`
-        saves changed ones (keyword arguments named as Preferences' fields)."""
+        saves changed ones (keyword arguments named as Preferences' fields); `guide`: show the
+        first-run guide (esc hides it for good)."""
         super().__init__()
+        self.has_guide = guide
         self.engine = engine
         self.store_access = store_access
         self.initial_query = query or ""
@@ -138,6 +141,8 @@ class MainScreen(LibraryActions, DiscoveryActions, MarkedActions):
         )
         yield Static(id="status")
         yield ProgressBar(id="progress", show_eta=False)
+        if self.has_guide:
+            yield Static(wording.first_run_guide(len(self.engine.papers)), id="guide")
         with Horizontal(id="panes"):
             yield ResultsList(id="results")
             yield Splitter(id="splitter")
@@ -667,11 +672,13 @@ class MainScreen(LibraryActions, DiscoveryActions, MarkedActions):
         search.focus()
 
     def action_back(self) -> None:
-        """Esc: reader -> list -> search; in the search box it clears the query. Marked papers are
-        unmarked first."""
+        """Esc: reader -> list -> search; in the search box it clears the query. The first-run guide
+        is hidden first, then marked papers are unmarked."""
         focused = self.focused
         if isinstance(focused, ReaderPane) or self.has_class("reading"):
             self.action_close_reader()
+        elif self.has_guide:
+            self.dismiss_guide()
         elif self.clear_marks():
             return
         elif isinstance(focused, ResultsList):
@@ -680,6 +687,14 @@ class MainScreen(LibraryActions, DiscoveryActions, MarkedActions):
             focused.value = ""
         else:
             self.query_one(SearchBox).focus()
+
+    def dismiss_guide(self) -> None:
+        """Hide the first-run guide, and never show it again (kept in config.toml)."""
+        if not self.has_guide:
+            return
+        self.has_guide = False
+        self.query_one("#guide").remove()
+        self._remember(guide_seen=True)
 
     @on(SearchBox.Leave)
     def leave_search(self) -> None:
