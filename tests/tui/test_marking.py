@@ -16,6 +16,7 @@ from tui.app import ReaderApp
 from tui.screens import marking
 from tui.screens.choosers import Chooser
 from tui.widgets.results_list import MARKED_MARKER, ResultsList
+from tui.widgets.search_box import SearchBox
 
 
 @pytest.fixture
@@ -179,3 +180,13 @@ def test_the_marked_count_is_said_last_and_kept_at_any_width():
     assert str(title) == "iclr2025 · 18 matches for “learning” · 3 marked"
     assert title.fitted(30) == "18 matches · 3 marked"
     assert with_marked(title, 0) == title
+
+
+async def test_space_and_star_in_the_search_box_are_typed_not_marks(make_app):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press(*"graph", "asterisk", "space")
+        await settle(pilot, app)
+        assert app.screen.query_one(SearchBox).value == "graph* "
+        assert not app.screen.marked and "marked" not in app.sub_title
