@@ -29,6 +29,7 @@ from search import (
     SearchEngine,
     forget_index,
     load_corpus,
+    parse_request,
     paths,
     quoted,
     shown,
@@ -188,7 +189,10 @@ class LibraryActions(ListGetting):
         held = {row.name: row for row in library_rows(self.engine) if row.in_library}
 
         def chosen(spec: str | None) -> None:
-            row = held.get((spec or "").strip().lower())
+            try:  # the name the list would take: neurips2024 is nips2024
+                row = held.get(parse_request(spec).name) if spec else None
+            except ReaderError:
+                row = None  # _chosen says what is wrong with it
             if row is None:
                 self._chosen(spec)
             else:
