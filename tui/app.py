@@ -19,6 +19,7 @@ from tui.preferences import load as load_preferences
 from tui.preferences import save as save_preferences
 from tui.screens.dialogs import UNSAVED_AT_QUIT, Editor
 from tui.screens.main import MainScreen
+from tui.screens.marking import FORMAT_NAMES, MarkedActions
 from tui.screens.paper_actions import PaperActions
 from tui.store_access import StoreAccess
 
@@ -39,8 +40,10 @@ class ReaderApp(App[int]):
         query: str | None = None,
         store_problem: str | None = None,
         preferences: Preferences | None = None,
+        guide: bool = False,
     ) -> None:
-        """`preferences`: None reads them from config.toml (tests pass their own)."""
+        """`preferences`: None reads them from config.toml (tests pass their own). `guide`: show the
+        first-run guide unless it was dismissed before (the program does; tests ask for it)."""
         super().__init__()
         self.engine = engine
         self.store = store
@@ -54,6 +57,7 @@ class ReaderApp(App[int]):
             preferences, self._preferences_notice = loaded.preferences, loaded.notice
         self.preferences = preferences
         """What the user set (theme, split, sort, match, list only); change it with update_preferences."""
+        self.guide = guide and not preferences.guide_seen
         self._collector = collector.IdleCollector()
         self._saving_started = False
 
@@ -63,7 +67,14 @@ class ReaderApp(App[int]):
         if self.preferences.theme in self.available_themes:
             self.theme = self.preferences.theme
         self.push_screen(
-            MainScreen(self.engine, self.store_access, self.initial_query, self.preferences, self.update_preferences)
+            MainScreen(
+                self.engine,
+                self.store_access,
+                self.initial_query,
+                self.preferences,
+                self.update_preferences,
+                guide=self.guide,
+            )
         )
         if self._preferences_notice:
             self.notify(self._preferences_notice, title="Preferences", severity="warning", timeout=15, markup=False)
@@ -141,6 +152,8 @@ class ReaderApp(App[int]):
                 yield command
         if isinstance(screen, MainScreen):
             yield SystemCommand("Search", "Focus the search box (/)", screen.action_focus_search)
+            if screen.has_guide:
+                yield SystemCommand("Hide the guide", "Hide the first-run guide for good (esc)", screen.dismiss_guide)
             yield SystemCommand("Open paper", "Open the selected paper in the reader (enter)", screen.action_open_paper)
             yield SystemCommand("Results", "Go to the result list", screen.action_focus_results)
             yield SystemCommand("Clear search", "Show every paper in corpus order", screen.action_clear_search)
@@ -159,6 +172,9 @@ class ReaderApp(App[int]):
             yield SystemCommand("Saved searches", "Run or delete a saved search (S)", screen.action_saved_searches)
             yield SystemCommand(
                 "Get a list…", "Download a conference list into your library (ctrl+g)", screen.action_get_list
+            )
+            yield SystemCommand(
+                "Library", "Your lists: search only one, update, remove (and undo)", screen.action_library
             )
             yield SystemCommand(
                 "List only",
@@ -202,6 +218,15 @@ class ReaderApp(App[int]):
             yield SystemCommand("Copy abstract", "Copy the abstract as plain text", screen.action_copy_abstract)
             yield SystemCommand("Copy BibTeX entry", "Copy a BibTeX entry for the paper", screen.action_copy_bibtex)
             yield SystemCommand("Copy Markdown citation", "Copy [headline](url)", screen.action_copy_markdown)
+        if isinstance(screen, MarkedActions):
+            yield SystemCommand("Mark all matches", "Mark every paper the query matches (*)", screen.action_mark_all)
+            yield SystemCommand("Clear marks", "Unmark every marked paper (esc)", screen.clear_marks)
+            for fmt, name in FORMAT_NAMES.items():
+                yield SystemCommand(
+                    f"Export marked papers as {name}",
+                    f"Copy the marked papers (else the selected one) as {name}",
+                    lambda fmt=fmt: screen.export_marked(fmt),
+                )
         yield SystemCommand("Help", "Show every key binding (?)", self.action_help)
 
     def _saved_searches(self) -> list[tuple[str, str]]:
@@ -218,7 +243,7 @@ def _literal(text: str) -> str:
 def run_app(engine: SearchEngine, query: str | None = None) -> int:
     """Run the app until the user quits; the terminal is restored even after an error."""
     access = StoreAccess.open()
-    app = ReaderApp(engine, store=access.store, query=query, store_problem=access.problem)
+    app = ReaderApp(engine, store=access.store, query=query, store_problem=access.problem, guide=True)
     try:
         app.run()
     finally:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import webbrowser
 
 import pyperclip
@@ -9,26 +11,57 @@ from textual.app import App
 
 SYSTEM = "system clipboard"
 TERMINAL = "terminal clipboard (OSC 52)"
-SHORT_URL_CHARS = 28
-"""A link in a notice is cut to this many characters, so "Copied <link>" fits on one line of a
-toast in an 80-column terminal (36 columns); a whole link (a search URL has 150 characters) filled
-it for four lines and covered the reader."""
+SHORT_URL_CHARS = 32
+"""A link in a notice is cut to this many characters, so "Copied <link>" fits on two lines of a toast
+in an 80-column terminal (36 columns); a whole link (a search URL has 150 characters) filled it for
+four lines and covered the reader."""
+_SEPARATORS = "/?&=#+"
 
 
 def short_url(url: str, limit: int | None = SHORT_URL_CHARS) -> str:
-    """The link as a notice names it: without https:// and www., cut with … past `limit` characters
-    (openreview.net/forum?id=gjR…); whole with `limit=None`."""
+    """The link as a notice names it: without https:// and www., and past `limit` characters its host
+    and its end, which tells the paper (openreview.net/…id=gjRhw5S3A4), cut at a separator; whole
+    with `limit=None`."""
     for scheme in ("https://", "http://"):
         if url.startswith(scheme):
             url = url[len(scheme) :]
             break
     url = url.removeprefix("www.")
-    return url if limit is None or len(url) <= limit else url[: limit - 1] + "…"
+    if limit is None or len(url) <= limit:
+        return url
+    host, _, rest = url.partition("/")
+    room = limit - len(host) - 2
+    if room < 8:  # a long host: its start says more than a few characters of the end
+        return url[: limit - 1] + "…"
+    tail = rest[-room:]
+    cut = next((at for at, char in enumerate(tail[:-6]) if char in _SEPARATORS), None)
+    return f"{host}/…{tail if cut is None else tail[cut + 1 :]}"
 
 
-def copied_notice(what: str, method: str) -> str:
-    """What was copied, and where to: "Copied openreview.net/forum?id=… via OSC 52"."""
-    return f"Copied {what} via OSC 52" if method == TERMINAL else f"Copied {what} to the clipboard"
+def copied_notice(what: str, method: str, tmux_hint: str | None = None) -> str:
+    """What was copied, and where to: "Copied openreview.net/…id=gjRhw5S3A4 via OSC 52", and how to
+    let tmux pass it on when it might not (said once)."""
+    if method != TERMINAL:
+        return f"Copied {what} to the clipboard"
+    return f"Copied {what} via OSC 52" + (f". {tmux_hint}" if tmux_hint else "")
+
+
+TMUX_HINT = "For tmux to pass it on: tmux set -g set-clipboard on"
+
+
+def tmux_hint() -> str | None:
+    """Inside tmux, whose default (`set-clipboard external`) keeps an application's OSC 52 copy to
+    itself, how to let it reach the terminal's clipboard; None outside tmux or when tmux passes it
+    on already (`set-clipboard on`)."""
+    if not os.environ.get("TMUX"):
+        return None
+    try:
+        answer = subprocess.run(
+            ["tmux", "show-options", "-gv", "set-clipboard"], capture_output=True, text=True, timeout=2, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return TMUX_HINT
+    return None if answer.stdout.strip() == "on" else TMUX_HINT
 
 
 def copy_text(app: App, text: str) -> str:

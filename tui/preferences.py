@@ -53,6 +53,8 @@ class Preferences:
     """Whether a query's words match papers with any of them or only with all."""
     list_only: bool = False
     """The list-only view: the result list fills the width, the reader opens over it."""
+    guide_seen: bool = False
+    """The first-run guide was dismissed: it is not shown again."""
 
 
 class PreferencesError(ReaderError):
@@ -273,6 +275,7 @@ _EXPECTED = {
     "sort": _alternatives(SORTS),
     "match": _alternatives(MATCHES),
     "list_only": "true or false",
+    "guide_seen": "true or false",
 }
 """What each key takes, in the words of the notice."""
 
@@ -295,7 +298,7 @@ def _allowed(key: str, value: object, themes: Collection[str] | None) -> bool:
         return value in SORTS
     if key == "match":
         return value in MATCHES
-    if key == "list_only":
+    if key in ("list_only", "guide_seen"):
         return type(value) is bool
     return isinstance(value, str) and bool(value) and (themes is None or value in themes)
 
@@ -334,6 +337,7 @@ _HEADER = f"""\
 #   sort       {_EXPECTED["sort"]}: the default order of results
 #   match      {_EXPECTED["match"]}: papers with any of a query's words, or all of them
 #   list_only  true or false: the result list fills the width, the reader opens over it
+#   guide_seen true: the first-run guide was dismissed (delete the line to see it again)
 """
 
 
@@ -348,6 +352,8 @@ def to_toml(preferences: Preferences) -> str:
         f"match = {_toml_string(preferences.match)}",
         f"list_only = {'true' if preferences.list_only else 'false'}",
     ]
+    if preferences.guide_seen:
+        lines.append("guide_seen = true")
     return "\n".join(lines) + "\n"
 
 

@@ -81,13 +81,25 @@ def metadata_lines(description: Description) -> list[tuple[str, str]]:
     return _metadata(description.paper, description.name)
 
 
+_QUOTES = "\"'“”‘’«»`"
+
+
+def _shown_name(name: str | None, title: str | None) -> str | None:
+    """The method's name as a metadata line, without quotes ("Double-DIP" -> Double-DIP), and only
+    when the title does not start with it: under "SCBench: A KV Cache-..." it says nothing new."""
+    bare = (name or "").strip(_QUOTES)
+    if not bare or (title and title.lstrip(_QUOTES).casefold().startswith(bare.casefold())):
+        return None
+    return bare
+
+
 def _metadata(paper: Paper, name: str | None) -> list[tuple[str, str]]:
     rows = [
         ("Title", paper.title),
-        ("Name", name),
+        ("Name", _shown_name(name, paper.title)),
         ("Venue", paper.venue),
         ("Status", paper.status),
-        ("Track", paper.track),
+        ("Track", None if (paper.track or "").strip().casefold() == "main" else paper.track),  # nearly every paper's
         ("Authors", ", ".join(paper.authors)),
         ("Keywords", ", ".join(paper.keywords)),
         ("arXiv", paper.arxiv),
@@ -209,7 +221,7 @@ def _heading(paper: Paper, name: str | None, limit: int | None, links: tuple[Lin
         out.append(Text(_clip(heading, limit), style="bold"))
         out.append("\n")
     for label, value in _metadata(paper, name):
-        if label == "Title" or (label == "Name" and heading == name):
+        if label == "Title" or (label == "Name" and not paper.title):  # the name is the heading
             continue
         out.append(f"{label}: ", style="dim")
         out.append(Text(_clip(value, limit), style=NAME_STYLE if label == "Name" else ""))

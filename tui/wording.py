@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from rich.text import Text
 
 from search import SearchResult, shown, split_facets
 from tui.keys import SPELLING_KEY
@@ -52,6 +54,8 @@ class Title:
     """How the query joins the count: "for" (“12 matches for “q””), "colon" (“q”: count), "related"."""
     short_count: str | None = None
     """The count in fewer words, for a terminal too narrow for `count` alone."""
+    marked: str = ""
+    """How many papers are marked (" · 3 marked"), said last and kept as the count is."""
 
     def text(self, query_chars: int | None = None, with_lists: bool = True) -> str:
         """The line, its query cut to `query_chars` characters (an ellipsis included; 0: no query)."""
@@ -66,7 +70,7 @@ class Title:
             what = f"{self.count} related to “{query}”"
         else:
             what = f"{self.count} for “{query}”"
-        return f"{self.lists} · {what}" if with_lists and self.lists else what
+        return (f"{self.lists} · {what}" if with_lists and self.lists else what) + self.marked
 
     def __str__(self) -> str:
         return self.text()
@@ -81,10 +85,19 @@ class Title:
                 for chars in range(len(self.query) - 1, MIN_QUERY_CHARS - 1, -1):
                     if measure(line := self.text(chars, with_lists)) <= width:
                         return line
-        for count in (self.count, self.short_count or self.count):
+        short = self.short_count or self.count
+        for count in (self.count + self.marked, short + self.marked, self.count, short):
             if measure(count) <= width:
                 return count
         return count[: width - 1] + "…" if width > 0 else ""
+
+
+def with_marked(title: Title, marked: int) -> Title:
+    """The title saying how many papers are marked, last ("12 matches for “q” · 3 marked"), kept
+    whatever the width, as the count is."""
+    if not marked:
+        return title
+    return replace(title, marked=f" · {marked:,} marked")
 
 
 def all_papers_title(lists: Sequence[str], count: int) -> Title:
@@ -99,8 +112,8 @@ def related_paper(result: SearchResult) -> str | None:
 
 def result_title(lists: Sequence[str], result: SearchResult, related_headline: str | None = None) -> Title:
     """The header over search results: "iclr2025 · 12 matches for “kv cache”"; for words that not
-    every match has, "iclr2018 · “graph neural network”: 312 with all words (match:all) · 4,863
-    with any" (with match:all, "312 with all words (of 4,863 with any)"); for a `related:` query
+    every match has, "iclr2018 · “graph neural network”: 4,863 matches · 312 with all words (a)"
+    (`a` shows only those; with match:all, "312 with all words (of 4,863 with any)"); for a `related:` query
     whose paper is loaded (`related_headline`), "iclr2025 · 40 papers related to “…”"."""
     label = lists_label(lists)
     if related_headline is not None:
@@ -111,8 +124,8 @@ def result_title(lists: Sequence[str], result: SearchResult, related_headline: s
             count = f"{result.all_words:,} with all words (of {result.any_words:,} with any)"
             short = f"{result.all_words:,} of {result.any_words:,}"
         else:
-            count = f"{result.all_words:,} with all words (match:all) · {result.any_words:,} with any"
-            short = f"{result.all_words:,} with all · {result.any_words:,} with any"
+            count = f"{counted(result.any_words, 'match')} · {result.all_words:,} with all words (a)"
+            short = f"{counted(result.any_words, 'match')} · {result.all_words:,} with all"
         return Title(label, count, query, "colon", short)
     return Title(label, counted(result.total, "match"), query)
 
@@ -164,6 +177,8 @@ def result_status(result: SearchResult) -> str:
     if not result.hits:
         if offer:
             return f"Nothing matches “{query}”. {offer}{notice}"
+        if result.notice and shown(result.notice).startswith(query.strip()):  # sort:date: the notice says it
+            return f"Nothing matches:{notice}"
         if result.notice:
             return f"Nothing matches “{query}”:{notice}"
         return f"Nothing matches “{query}”. Try fewer or other words, a prefix like graph*, or fuzzy~."
@@ -195,6 +210,32 @@ def download_status(spec: str, done: int, total: int | None, unit: str) -> str:
     else:
         amount = f"{done:,} of {total:,} papers" if total else f"{done:,} papers"
     return f"Getting {shown(spec)}: {amount}…"
+
+
+def first_run_guide(papers: int) -> Text:
+    """The panel a first start shows (until esc hides it for good): what to type, the keys that
+    matter, how to get more papers, and where the rest is."""
+    guide = Text()
+    guide.append("Welcome! ", style="bold")
+    guide.append(f'Type to search {counted(papers, "paper")}: words, "a phrase", prefix*.\n')
+    keys = (("enter", "read"), ("b", "bookmark"), ("y", "copy link"), ("r", "related"), ("/", "search"))
+    for number, (key, what) in enumerate(keys):
+        guide.append(" · " if number else "")
+        guide.append(key, style="bold")
+        guide.append(f" {what}")
+    guide.append("\n")
+    guide.append("ctrl+g", style="bold")
+    guide.append(" gets more lists (`iclr-reader get iclr2025`: all of ICLR 2025)\n")
+    guide.append("f1", style="bold")
+    guide.append(" every key · ")
+    guide.append("esc", style="bold")
+    guide.append(" hides this for good")
+    return guide
+
+
+def list_updated(name: str, papers: int) -> str:
+    """ "iclr2025: updated, 11,672 papers"; indexing follows."""
+    return f"{shown(name)}: updated, {counted(papers, 'paper')} (indexed now)"
 
 
 def list_downloaded(name: str, papers: int) -> str:

@@ -38,6 +38,8 @@ METADATA_FILE = ".source.json"
 _NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")  # the whole name (fullmatch: no trailing newline)
 MAX_METADATA_BYTES = 1024 * 1024
 _STAGING_PREFIX = ".get-"
+REMOVED_PREFIX = ".removed-"
+"""A list removed in the app is kept aside under this hidden name until its removal cannot be undone."""
 _STALE_STAGING_SECONDS = 24 * 3600
 
 
@@ -266,7 +268,10 @@ class Library:
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
-    def remove(self, name: str) -> Path:
+    def remove(self, name: str, keep: bool = False) -> Path:
+        """Remove a list; its file's path is returned. With `keep` (the app's removal, which can be
+        undone), the list's folder is moved aside, hidden, until `restore` brings it back or the next
+        kept removal (or `purge_removed`) deletes it. Raises LibraryError."""
         path = self.find(name)
         if path is None:
             known = ", ".join(shown(p.parent.name) for p in self.files()) or "none"
@@ -274,10 +279,49 @@ class Library:
                 raise LibraryError(f"{BUNDLED_LIST!r} is the bundled list and cannot be removed")
             raise LibraryError(f"no list named '{shown(name)}' (lists: {known})")
         try:
-            shutil.rmtree(path.parent)
+            if keep:
+                self.purge_removed()  # one removal can be undone: the last
+                os.rename(path.parent, self.folder / f"{REMOVED_PREFIX}{path.parent.name}")
+            else:
+                shutil.rmtree(path.parent)
         except OSError as error:
             raise LibraryError(f"cannot remove {shown(path.parent)} ({error.strerror or error})") from None
         return path
+
+    def removed(self) -> list[str]:
+        """The names of the lists removed with `keep` that `restore` can bring back."""
+        try:
+            return sorted(
+                entry.name.removeprefix(REMOVED_PREFIX)
+                for entry in self.folder.iterdir()
+                if entry.name.startswith(REMOVED_PREFIX) and entry.is_dir()
+            )
+        except OSError:
+            return []
+
+    def restore(self, name: str) -> Path:
+        """Bring back a list removed with `keep`; its file's path. Raises LibraryError."""
+        kept = self.folder / f"{REMOVED_PREFIX}{name}"
+        if not kept.is_dir():
+            raise LibraryError(f"no removed list named '{shown(name)}' to bring back")
+        if self.find(name) is not None:
+            raise LibraryError(f"a list named '{shown(name)}' exists again: remove it first to bring the old one back")
+        try:
+            os.rename(kept, self.folder / name)
+            return _list_files(self.folder / name)[0]
+        except (OSError, IndexError) as error:
+            raise LibraryError(f"cannot bring back '{shown(name)}' ({error})") from None
+
+    def purge_removed(self) -> list[Path]:
+        """Delete the lists kept by `remove(keep=True)`; the paths their files had in the library (whose
+        index the caller may forget)."""
+        purged = []
+        for name in self.removed():
+            kept = self.folder / f"{REMOVED_PREFIX}{name}"
+            with contextlib.suppress(OSError, IndexError):
+                purged.append(self.folder / name / _list_files(kept)[0].name)
+            shutil.rmtree(kept, ignore_errors=True)
+        return purged
 
     def _existing(self, name: str) -> Path:
         path = self.find(name)

@@ -27,7 +27,7 @@ def similar_query(reader, text: str) -> wq.Query | None:
     weighted = []
     for term, count in Counter(stems(text[:MAX_TEXT])).items():
         papers = reader.doc_frequency("abstract", term)
-        if 1 < papers <= max(2, total * MAX_SHARE):
+        if 1 < papers <= max(2, total * MAX_SHARE) and papers < total:  # in every paper: weighs nothing
             weighted.append(((1 + log(count)) * log(total / papers), term))
     best = nlargest(SIMILAR_TERMS, weighted)
     if not best or best[0][0] <= 0:  # in every paper of a tiny list: no word says anything

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from search.corpus.formats.common import venue_label
+
 
 def _years(first: int, last: int) -> tuple[int, ...]:
     return tuple(range(first, last + 1))
@@ -61,8 +63,6 @@ WITHOUT_ABSTRACTS: dict[str, tuple[int, ...]] = {
 ../shared/notes/paperlists-fields.md): nothing in them can be searched, so `get --available`
 marks them and `get` says so before it downloads one."""
 
-LABELS = {"nips": "NeurIPS", "siggraphasia": "SIGGRAPH Asia", "acmmm": "ACM MM", "ai4x": "AI4X", "3dv": "3DV"}
-"""Display names where the folder name is not simply the upper-cased conference."""
 ALIASES = {"neurips": "nips"}
 """Names people type for a folder that is named otherwise."""
 
@@ -123,7 +123,9 @@ def known(name: str) -> bool:
 
 
 def label(conference: str) -> str:
-    return LABELS.get(conference, conference.upper())
+    """NeurIPS, CoRL, ICLR: as the venue writes its name (the corpus formats' table, so a list's papers
+    and its catalogue line say the same)."""
+    return venue_label(conference)
 
 
 def ranges(years: tuple[int, ...]) -> str:
@@ -141,6 +143,6 @@ def ranges(years: tuple[int, ...]) -> str:
 
 
 __all__ = [
-    *("ALIASES", "CONFERENCES", "LABELS", "WITHOUT_ABSTRACTS", "Conference", "available", "known", "label"),
+    *("ALIASES", "CONFERENCES", "WITHOUT_ABSTRACTS", "Conference", "available", "known", "label"),
     *("ranges", "split", "without_abstracts"),
 ]

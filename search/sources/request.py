@@ -86,13 +86,18 @@ def default_name(kind: str, target: str, all_submissions: bool = False) -> str:
 
 
 def _openreview_name(venue: str, all_submissions: bool) -> str:
-    """ICLR.cc/2025/Conference -> iclr2025-openreview; a workshop or track keeps its other parts."""
+    """ICLR.cc/2025/Conference -> iclr2025-openreview; a workshop or track keeps its other parts. A venue
+    named between its organisation's domain and the year is named by that name, not the domain:
+    colmweb.org/COLM/2024/Conference -> colm2024-openreview."""
     invitation = "/-/" in venue
     parts = [part for part in venue.split("/-/")[0].split("/") if part]
     if not parts:
         return _fit("openreview", "-all" if all_submissions or invitation else "")
     organisation = parts[0].split(".")[0]
     year = next((part for part in parts[1:] if _YEAR.match(part)), "")
+    named = parts[1 : parts.index(year)] if year else []
+    if named:  # the venue's own name (COLM, CoRL, UAI): the domain it is under adds nothing
+        organisation, parts = named[0], [parts[0], *named[1:], *parts[parts.index(year) :]]
     rest = [part for part in parts[1:] if part != year and part.lower() != "conference"]
     suffix = "-openreview" + ("-all" if all_submissions or invitation else "")
     return _fit(_slug("-".join([organisation + year, *rest])), suffix)

@@ -41,8 +41,14 @@ class Terminal:
         rows: int = 30,
         cwd: Path | None = None,
         env: dict[str, str] | None = None,
+        first_run: bool = False,
     ) -> None:
-        """`env` adds to (or overrides) the environment: e.g. a cache dir of its own."""
+        """`env` adds to (or overrides) the environment: e.g. a cache dir of its own. Unless
+        `first_run`, the first-run guide is dismissed already (config.toml says so, as after esc)."""
+        config = home / "config" / "iclr-reader" / "config.toml"
+        if not first_run and not config.exists():
+            config.parent.mkdir(parents=True, exist_ok=True)
+            config.write_text("guide_seen = true\n", encoding="utf-8")
         extra = env
         env = dict(os.environ)
         env.update(

@@ -306,7 +306,7 @@ def test_file_names_with_escape_sequences_never_reach_the_terminal(tmp_path, cap
     code, out, err = run(capsys, "add", str(good))  # a name made from the file name is a usable one
     assert code == 0 and out.startswith("Added 'good-2-pwned'"), err
     assert_terminal_safe(out + err)
-    code, out, err = run(capsys, "lists")
+    code, out, err = run(capsys, "lists", "--verbose")
     assert code == 0 and "good-2-pwned" in out and "good\\x1b]2;PWNED\\x07\\n.json" in out
     assert_terminal_safe(out + err)
     next(library_folder(tmp_path).glob("good-2-pwned/*")).write_bytes(b"\x00 damaged")

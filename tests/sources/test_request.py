@@ -30,6 +30,28 @@ from search.sources import catalogue
             "neurips2024-datasets_and_benchmarks_track-openreview",
         ),
         ("openreview:TMLR", {}, "openreview", "TMLR", "tmlr-openreview"),
+        # A venue named under its organisation's domain is named by its own name (issue 38)
+        (
+            "openreview:colmweb.org/COLM/2024/Conference",
+            {},
+            "openreview",
+            "colmweb.org/COLM/2024/Conference",
+            "colm2024-openreview",
+        ),
+        (
+            "openreview:robot-learning.org/CoRL/2023/Conference",
+            {},
+            "openreview",
+            "robot-learning.org/CoRL/2023/Conference",
+            "corl2023-openreview",
+        ),
+        (
+            "openreview:aclweb.org/ACL/2024/Workshop/NLP4Science",
+            {},
+            "openreview",
+            "aclweb.org/ACL/2024/Workshop/NLP4Science",
+            "acl2024-workshop-nlp4science-openreview",
+        ),
         (
             "arxiv:cat:cs.LG AND ti:diffusion",
             {},

@@ -87,7 +87,7 @@ async def test_kv_cache_finds_scbench_first_and_highlights_terms(make_app):
         await settle(pilot, app)
         await type_query(pilot, app, "kv cache")
         assert names(app)[0] == "SCBench"
-        assert app.sub_title == "iclr2025 · “kv cache”: 1 with all words (match:all) · 2 with any"
+        assert app.sub_title == "iclr2025 · “kv cache”: 2 matches · 1 with all words (a)"
         reader = app.screen.query_one(ReaderPane).text
         highlighted = {reader.plain[s.start : s.end].lower() for s in reader.spans if "yellow" in str(s.style)}
         assert {"kv", "cache"} <= highlighted

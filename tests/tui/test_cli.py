@@ -96,7 +96,7 @@ def test_show_plain_has_metadata_rendered_abstract_and_numbered_links(capsys):
     code, out, _ = run(capsys, "show", paper_id, "--plain")
     assert code == 0
     assert out.startswith(
-        "BitStack: Any-Size Compression of Large Language Models in Variable Memory Environments\nName: BitStack\nVenue: ICLR 2025\n"
+        "BitStack: Any-Size Compression of Large Language Models in Variable Memory Environments\nVenue: ICLR 2025\n"
     )
     assert "capability to availability" in out and "\\textit" not in out and "$" not in out
     assert "Code is available at https://github.com/xinghaow99/BitStack[1]." in out

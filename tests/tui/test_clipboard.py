@@ -85,7 +85,7 @@ def test_short_url_drops_the_scheme_and_cuts_long_links():
     assert short_url("https://www.arxiv.org/abs/2502.19252") == "arxiv.org/abs/2502.19252"
     assert short_url("http://github.com/a/b") == "github.com/a/b"
     cut = short_url(SCHOLAR)
-    assert cut.startswith("scholar.google.com/") and cut.endswith("…") and len(cut) <= 30
+    assert cut == "scholar.google.com/…Transfer"  # the host and the end, which tells the paper
 
 
 def test_copy_notices_say_where_the_text_went():

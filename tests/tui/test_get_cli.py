@@ -4,6 +4,7 @@ list came from, `--available`, `--update`, and one-line errors with exit 2."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -42,7 +43,10 @@ def test_get_adds_indexes_and_lists_the_source(server, capsys):
     assert lines[1].startswith(f"Got 'icml2024': 7 papers from {host} (")
     code, out, _ = run(capsys, "lists")
     nips = next(line for line in out.splitlines() if line.startswith("nips2024"))
-    assert "12 papers" in nips and "from paperlists nips2024, " in nips and nips.endswith(" UTC")
+    assert "12 papers  NeurIPS 2024" in nips and re.search(r"  paperlists \d{4}-\d\d-\d\d$", nips)
+    code, out, _ = run(capsys, "lists", "--verbose")
+    nips = next(line for line in out.splitlines() if line.startswith("nips2024"))
+    assert "12 papers" in nips and "from paperlists nips2024, " in nips and nips.endswith("nips2024.json)")
     code, out, _ = run(capsys, "lists", "--json")
     rows = {row["name"]: row for row in json.loads(out)["lists"]}
     assert rows["iclr2025"]["source"] is None

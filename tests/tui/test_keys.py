@@ -13,7 +13,14 @@ from tui.widgets.results_list import ResultsList
 from tui.widgets.search_box import SearchBox
 
 README = Path(__file__).resolve().parents[2] / "README.md"
-ALIASES = {"slash": "/", "question_mark": "?", "escape": "esc", "left_square_bracket": "[", "right_square_bracket": "]"}
+ALIASES = {
+    "slash": "/",
+    "question_mark": "?",
+    "escape": "esc",
+    "left_square_bracket": "[",
+    "right_square_bracket": "]",
+    "asterisk": "*",
+}
 
 
 def documented_keys() -> set[str]:

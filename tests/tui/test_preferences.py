@@ -103,7 +103,7 @@ BAD_FILES = {
     ),
     "unknown key": (
         'sort = "order"\ncolour = "red"\n',
-        'unknown key "colour" (the keys are theme, split, sort, match, list_only)',
+        'unknown key "colour" (the keys are theme, split, sort, match, list_only, guide_seen)',
         Preferences(sort="order"),
     ),
     "a table": ("[display]\nsplit = 30\n", 'unknown key "display"', Preferences()),

@@ -55,7 +55,7 @@ def test_header_over_results_counts_every_match_even_while_only_the_first_are_li
 def test_header_says_how_many_have_all_the_words_and_how_many_any():
     words = result("graph neural network", 200, 4863, all_words=312, any_words=4863)
     assert str(result_title(["iclr2018"], words)) == (
-        "iclr2018 · “graph neural network”: 312 with all words (match:all) · 4,863 with any"
+        "iclr2018 · “graph neural network”: 4,863 matches · 312 with all words (a)"
     )
     assert result_status(words) == ""  # the header says it all: no status line appears while typing
     only_all = result("graph neural network match:all", 200, 312, all_words=312, any_words=4863, match="all")
@@ -158,10 +158,10 @@ def test_a_narrow_header_cuts_the_query_then_the_lists_and_keeps_the_count():
     words = result("graph neural network for molecules", 200, 4863, all_words=312, any_words=4863)
     title = result_title(["iclr2017", "iclr2018"], words)
     assert title.fitted(200) == str(title)
-    assert title.fitted(80) == "iclr2017, iclr2018 · “graph n…”: 312 with all words (match:all) · 4,863 with any"
-    assert title.fitted(60) == "“graph ne…”: 312 with all words (match:all) · 4,863 with any"
-    assert title.fitted(50) == "312 with all words (match:all) · 4,863 with any"
-    assert title.fitted(30) == "312 with all · 4,863 with any"
+    assert title.fitted(80) == "iclr2017, iclr2018 · “graph neural net…”: 4,863 matches · 312 with all words (a)"
+    assert title.fitted(60) == "“graph neural netw…”: 4,863 matches · 312 with all words (a)"
+    assert title.fitted(50) == "“graph n…”: 4,863 matches · 312 with all words (a)"
+    assert title.fitted(30) == "4,863 matches · 312 with all"
     plain = result_title(["5 lists"], result("a rather long query about attention", 1234))
     assert plain.fitted(40) == "5 lists · 1,234 matches for “a rather …”"
     assert plain.fitted(24) == "1,234 matches for “a r…”"

@@ -57,13 +57,12 @@ def main_screen(app) -> MainScreen:
 
 
 _ALL_OF_ANY = re.compile(r"([\d,]+) with all words \(of [\d,]+ with any\)")
-_ANY = re.compile(r"([\d,]+) with any$")
 _COUNT = re.compile(r"([\d,]+) (?:matches|match|papers|paper)\b")
 
 
 def header_count(sub_title: str) -> int:
     """How many papers the header says the list holds."""
-    for pattern in (_ALL_OF_ANY, _ANY, _COUNT):
+    for pattern in (_ALL_OF_ANY, _COUNT):
         if found := pattern.search(sub_title):
             return int(found.group(1).replace(",", ""))
     raise AssertionError(f"no count in the header: {sub_title!r}")
@@ -122,6 +121,7 @@ KEY_NAMES = {
     "[": "left_square_bracket",
     "]": "right_square_bracket",
     "esc": "escape",
+    "*": "asterisk",
 }
 NOT_PRESSED = {"q", "ctrl+q", "click", "wheel"}
 """Quitting ends the walk; the mouse is moved by `walk` itself (MOUSE)."""

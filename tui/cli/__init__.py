@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import re
 import sys
 from collections.abc import Callable, Sequence
 
@@ -46,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     _never_fail_to_print()
     arguments = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser().parse_args(arguments)
+    args = build_parser().parse_args(dashed_values_last(arguments))
     handler: Handler = args.handler
     try:
         return handler(args)
@@ -68,6 +69,50 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
 
+_TAKES_DASHED = {
+    ("show",),
+    ("related",),
+    ("search",),
+    ("bookmarks", "add"),
+    ("bookmarks", "remove"),
+    ("bookmarks", "restore"),
+}
+"""The commands whose argument is an id or a query, either of which may begin with `-` (OpenReview ids
+often do: -3G6_D66Aua; a query may start with a negation: -has:code graph)."""
+_TAKES_VALUE = {"--corpus", "--query", "--limit", "--max", "--name", "--format", "--output"}
+_NUMBER = re.compile(r"^-\d+(\.\d*)?$|^-\.\d+$")
+
+
+def dashed_values_last(arguments: Sequence[str]) -> list[str]:
+    """`show -3G6_D66Aua --plain` as `show --plain -- -3G6_D66Aua`: an argument beginning with one `-`
+    after a command that takes an id is that id, not an option (argparse would say "the following
+    arguments are required: id"); so is one after an option that takes a value (`--query -x` as
+    `--query=-x`). A command line that says `--` already is left as it is."""
+    arguments = list(arguments)
+    if "--" in arguments:
+        return arguments
+    command: list[str] = []
+    kept: list[str] = []
+    dashed: list[str] = []
+    previous = ""
+    for argument in arguments:
+        takes_dashed = tuple(command[:2]) in _TAKES_DASHED or tuple(command[:1]) in _TAKES_DASHED
+        if previous in _TAKES_VALUE and argument[:1] == "-" and argument[:2] != "--" and not _NUMBER.match(argument):
+            kept[-1] = f"{previous}={argument}"  # --query -has:code: the option's value, however it begins
+        elif previous in _TAKES_VALUE or not argument.startswith("-"):
+            if previous not in _TAKES_VALUE:
+                command.append(argument)
+            kept.append(argument)
+        elif takes_dashed and not argument.startswith("--") and argument != "-h" and not _NUMBER.match(argument):
+            dashed.append(argument)
+        else:
+            kept.append(argument)
+        previous = argument.split("=", 1)[0] if argument.startswith("--") else argument
+        if argument.startswith("--") and "=" in argument:
+            previous = ""  # --limit=5 carries its value
+    return [*kept, "--", *dashed] if dashed else kept
+
+
 def _never_fail_to_print() -> None:
     """Text that cannot be encoded for stdout (a lone surrogate) is written as an escape rather
     than ending the command with a traceback; stderr already does this."""
@@ -76,4 +121,4 @@ def _never_fail_to_print() -> None:
         stream.reconfigure(errors="backslashreplace")
 
 
-__all__ = ["CliError", "build_parser", "main"]
+__all__ = ["CliError", "build_parser", "dashed_values_last", "main"]

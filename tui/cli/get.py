@@ -111,10 +111,11 @@ def _terminate_like_ctrl_c() -> Iterator[None]:
             signal.signal(number, handler)
 
 
-def _failed(spec: str, error: ReaderError, verb: str = "get") -> str:
-    """The error line for one list, naming it (`could not get NAME: ...`) unless the message does already."""
+def _failed(spec: str, error: ReaderError, verb: str = "get", name: str | None = None) -> str:
+    """The error line for one list, naming it (`could not get NAME: ...`) unless the message does already,
+    quoted as a name ('kdd2024'): a URL or file name with it inside does not tell which list of a batch failed."""
     message = shown(error)
-    named = spec.lower() in message.lower()
+    named = any(f"'{said.lower()}'" in message.lower() for said in (spec, name) if said)
     return (
         f"iclr-reader: error: {message}" if named else f"iclr-reader: error: could not {verb} {shown(spec)}: {message}"
     )
@@ -143,7 +144,7 @@ def _get_lists(args: argparse.Namespace) -> int:
                 got = get_list(request, on_progress=progress)
             indexed = _index()
         except ReaderError as error:
-            print(_failed(request.spec, error), file=sys.stderr)
+            print(_failed(request.spec, error, name=request.name), file=sys.stderr)
             failed += 1
             continue
         print(f"Got {got.name!r}: {_summary(got)}; {indexed}")

@@ -1,10 +1,11 @@
-"""The library of paper lists: `add FILE [--name NAME]`, `lists` and `remove NAME`.
+"""The library of paper lists: `add FILE... [--name NAME]`, `lists [--verbose]` and `remove NAME`.
 
 These work on the library itself, so `--corpus` does not apply to them."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ from pathlib import Path
 
 from search import (
     BUNDLED_LIST,
+    AddedList,
     Library,
     ListOrigin,
     ReaderError,
@@ -22,6 +24,7 @@ from search import (
     paths,
     shown,
 )
+from tui.cli.errors import EXIT_USAGE, CliError
 from tui.cli.loading import ensure_index, warn_left_out
 from tui.cli.output import lists_json, print_json
 from tui.cli.wording import counted, left_out
@@ -41,12 +44,22 @@ class ListSummary:
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    add = commands.add_parser("add", help="copy a paper list into your library and index it")
-    add.add_argument("file", help="a list: JSON/JSONL records, OpenReview notes, CSV, BibTeX or a paragraph list")
-    add.add_argument("--name", help="the list's name (default: from the file name); `list:NAME` searches it")
+    add = commands.add_parser("add", help="copy paper lists into your library and index them")
+    add.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="a list: JSON/JSONL records, OpenReview notes, CSV, BibTeX or a paragraph list (several: one line each)",
+    )
+    add.add_argument(
+        "--name", help="the list's name, with one FILE (default: from the file name); `list:NAME` searches it"
+    )
     add.set_defaults(handler=add_list)
     lists = commands.add_parser("lists", help="show the loaded lists with their paper counts")
     lists.add_argument("--json", action="store_true", help="print JSON")
+    lists.add_argument(
+        "--verbose", "-v", action="store_true", help="also where each list came from in full and its file"
+    )
     lists.set_defaults(handler=show_lists)
     remove = commands.add_parser("remove", help="remove a list from your library")
     remove.add_argument("name", help="the list's name (see `lists`)")
@@ -54,14 +67,46 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def add_list(args: argparse.Namespace) -> int:
-    added = Library().add(Path(args.file), args.name)
+    files: list[str] = args.files
+    if args.name and len(files) > 1:
+        raise CliError("--name names one list: add the files one at a time to name them")
+    if len(files) == 1:
+        added = Library().add(Path(files[0]), args.name)
+        print(f"Added '{shown(added.name)}': {_added_papers(added)}; {_index()}")
+        return 0
+    # Several files: each is added (or refused, on one line naming it) and summed up on its own line;
+    # the index is brought up to date once, for them all, and the total says so.
+    library, added_lists, failed = Library(), [], 0
+    for file in files:
+        try:
+            added = library.add(Path(file))
+        except ReaderError as error:
+            message = shown(error)
+            named = shown(file) in message or Path(file).name in message
+            print(
+                f"iclr-reader: error: {message if named else f'could not add {shown(file)}: {message}'}",
+                file=sys.stderr,
+            )
+            failed += 1
+            continue
+        added_lists.append(added)
+        print(f"Added '{shown(added.name)}': {_added_papers(added)}")
+    total = counted(sum(added.papers for added in added_lists), "paper")
+    lists = f"{len(added_lists):,} of {counted(len(files), 'list')}" if failed else counted(len(files), "list")
+    indexed = f"; {_index()}" if added_lists else ""
+    print(f"Added {lists}: {total}{indexed}")
+    return EXIT_USAGE if failed else 0
+
+
+def _added_papers(added: AddedList) -> str:
+    return counted(added.papers, "paper") + left_out(added.skipped, added.duplicates)
+
+
+def _index() -> str:
     started = time.monotonic()
-    # Only the new list's shard is missing: nothing else is re-indexed. Its time is said below, once.
+    # Only the new lists' shards are missing: nothing else is re-indexed. Its time is said once, by the caller.
     ensure_index(SearchEngine.from_paths(), summary=False)
-    indexed = f"indexed in {time.monotonic() - started:.1f} s"
-    papers = counted(added.papers, "paper") + left_out(added.skipped, added.duplicates)
-    print(f"Added '{shown(added.name)}': {papers}; {indexed}")
-    return 0
+    return f"indexed in {time.monotonic() - started:.1f} s"
 
 
 def remove_list(args: argparse.Namespace) -> int:
@@ -81,7 +126,7 @@ def show_lists(args: argparse.Namespace) -> int:
     if args.json:
         print_json(lists_json(summaries))
         return 0
-    _print_table(summaries, _distinct_papers([*bundled_paths(), *files]) if len(summaries) > 1 else None)
+    _print_table(summaries, _distinct_papers([*bundled_paths(), *files]) if len(summaries) > 1 else None, args.verbose)
     return 0
 
 
@@ -93,19 +138,42 @@ def _distinct_papers(files: list[Path]) -> int | None:
         return None
 
 
-def _print_table(summaries: Sequence[ListSummary], distinct: int | None = None) -> None:
+LINE_WIDTH = 80
+"""`lists` fits a standard terminal: the venues are cut to what is left of it (`--verbose` is wider)."""
+
+
+def _print_table(summaries: Sequence[ListSummary], distinct: int | None = None, verbose: bool = False) -> None:
     width = max(len(summary.name) for summary in summaries)
-    for summary in summaries:
-        count = (
-            f"{summary.papers:>7,} {_papers_word(summary.papers)}"
-            if summary.error is None
-            else f"  unreadable: {summary.error}"
-        )
-        venues = f"  {', '.join(summary.venues)}" if summary.venues else ""
-        origin = f"  {_describe_origin(summary.origin)}" if summary.origin else ""
-        print(f"{summary.name:<{width}}  {count}{venues}  ({summary.file}){origin}")
+    sources = [_short_origin(summary) for summary in summaries]
+    source_width = max(len(source) for source in sources)
+    room = max(LINE_WIDTH - width - len("  1,234,567 papers  ") - source_width - 2, 12)
+    venues_width = min(max(len(", ".join(summary.venues)) for summary in summaries), room)
+    for summary, source in zip(summaries, sources, strict=True):
+        if summary.error is not None:
+            row = f"{summary.name:<{width}}    unreadable: {summary.error}"
+            print(f"{row}  ({summary.file})" if verbose else row)
+            continue
+        count = f"{summary.papers:>7,} {_papers_word(summary.papers)}"
+        venues = ", ".join(summary.venues)
+        if verbose:
+            origin = _describe_origin(summary.origin) if summary.origin else ""
+            parts = (f"{summary.name:<{width}}", count, venues, origin, f"({summary.file})")
+            print("  ".join(part for part in parts if part))
+            continue
+        print(f"{summary.name:<{width}}  {count}  {_cut(venues, venues_width):<{venues_width}}  {source}")
     total = distinct if distinct is not None else sum(summary.papers for summary in summaries)
     print(f"{counted(len(summaries), 'list')}, {counted(total, 'paper')}")
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1].rstrip(", ") + "…"
+
+
+def _short_origin(summary: ListSummary) -> str:
+    """bundled, file, or the source and the day it was downloaded: paperlists 2025-06-01"""
+    if summary.origin is None:
+        return "bundled" if summary.file == "bundled" else "file"
+    return f"{summary.origin.kind} {summary.origin.fetched_at[:10]}"
 
 
 def _papers_word(count: int) -> str:

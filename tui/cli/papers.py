@@ -27,6 +27,12 @@ from tui.cli.output import (
 from tui.cli.wording import counted, id_width
 from tui.wording import spelling_note
 
+SEARCH_EXAMPLES = """\
+examples:
+  iclr-reader search 'diffusion list:iclr2025 status:oral'
+  iclr-reader search 'sparse attention match:all -has:code'
+  iclr-reader search '-status:reject graph'"""
+
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     listing = commands.add_parser("list", help="list every paper")
@@ -37,10 +43,12 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "search",
         help="search the papers",
         description="Search the loaded papers with the query language the app's search box reads.",
-        epilog=query_language(),
+        epilog=query_language() + "\n\n" + SEARCH_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    search.add_argument("query", help='query: words, "phrases", prefix*, fuzzy~, field:term, AND/OR/NOT')
+    search.add_argument(
+        "query", help='query: words, "phrases", prefix*, fuzzy~, field:term, AND/OR/NOT, and the filters below'
+    )
     search.add_argument("--limit", type=int, default=20, help="number of hits (default 20)")
     search.add_argument("--json", action="store_true", help="print JSON")
     search.add_argument(

@@ -15,7 +15,7 @@ from textual.widgets.option_list import Option
 from search import available_lists
 from tui.screens.dialogs import DIALOG_CSS, LIST_CSS, ListDialog
 
-HINT = "type to filter · ↑↓ choose · enter get · esc cancel · lists from Paper Copilot's paperlists"
+HINT = "type to filter · ↑↓ choose · enter get (a list you have: update or remove) · esc cancel"
 SHOWN = 200
 """Rows shown at most while filtering (the whole catalogue is a few hundred)."""
 
@@ -35,11 +35,14 @@ def matching(rows: list[tuple[str, str]], typed: str) -> list[tuple[str, str]]:
     return [(label, name) for label, name in rows if all(w in f"{label} {name}".casefold() for w in words)]
 
 
-def _prompt(label: str, name: str) -> Text:
-    """ "ICLR 2025  iclr2025": the conference, then the name `get` and `list:` use."""
+def _prompt(label: str, name: str, held: str | None = None) -> Text:
+    """ "ICLR 2025  iclr2025": the conference, then the name `get` and `list:` use; for a list in the
+    library, what it holds and when it came ("✓ in your library · 3,704 papers · 2025-06-01")."""
     prompt = Text(label)
     if name != label and not label.startswith("Get "):
         prompt.append(f"  {name}", style="dim")
+    if held is not None:
+        prompt.append(f"  ✓ in your library · {held}", style="green")
     return prompt
 
 
@@ -53,8 +56,11 @@ class GetListScreen(ListDialog[str | None]):
         Binding("up", "move(-1)", show=False),
     ]
 
-    def __init__(self) -> None:
+    def __init__(self, in_library: dict[str, str] | None = None) -> None:
+        """`in_library`: the lists already in the library, by name, with what they hold (marked;
+        choosing one offers to update or remove it)."""
         super().__init__()
+        self.in_library = in_library or {}
         self.rows = catalogue_rows()
         self.shown: list[tuple[str, str]] = []
         """The choices on screen, in order: (label, what to get)."""
@@ -82,7 +88,10 @@ class GetListScreen(ListDialog[str | None]):
             shown.insert(0, (f"Get “{typed}”", typed))
         self.shown = shown
         options = self.query_one(OptionList)
-        options.set_options(Option(_prompt(label, name), id=str(index)) for index, (label, name) in enumerate(shown))
+        options.set_options(
+            Option(_prompt(label, name, self.in_library.get(name)), id=str(index))
+            for index, (label, name) in enumerate(shown)
+        )
         if shown:
             options.highlighted = 0
 

@@ -16,7 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from tui.keys import KEYS, QUERY_SYNTAX
-from tui.widgets.results_list import BOOKMARK_MARKER, CODE_MARKER
+from tui.widgets.results_list import BOOKMARK_MARKER, CODE_MARKER, MARKED_MARKER
 
 SECTIONS = (
     ("Keys", KEYS),
@@ -130,7 +130,10 @@ class HelpScreen(ModalScreen[None]):
             yield Input(placeholder="Filter: a key, a word (fuzzy, has:, bookmark)…", id="help-filter")
             with VerticalScroll(id="help-scroll"):
                 yield Static(HelpText(), id="help-keys")
-            legend = Text(f"{CODE_MARKER} code link · {BOOKMARK_MARKER} bookmarked · esc closes", no_wrap=True)
+            legend = Text(
+                f"{CODE_MARKER} code link · {BOOKMARK_MARKER} bookmarked · {MARKED_MARKER} marked · esc closes",
+                no_wrap=True,
+            )
             yield Static(legend, id="help-legend")
 
     def on_mount(self) -> None:

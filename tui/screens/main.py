@@ -23,8 +23,10 @@ from tui.keys import SPELLING_KEY
 from tui.messages import IndexFailed, IndexProgress, IndexReady, SessionFound
 from tui.preferences import SPLIT_MAX, SPLIT_MIN, Match, Preferences, Sort
 from tui.screens.discovery import DISCOVERY_BINDINGS, DiscoveryActions
-from tui.screens.getting import GET_BINDINGS, ListGetting
-from tui.screens.paper_actions import PAPER_BINDINGS, PaperActions
+from tui.screens.getting import GET_BINDINGS
+from tui.screens.library_view import LibraryActions
+from tui.screens.marking import MARK_BINDINGS, MarkedActions
+from tui.screens.paper_actions import PAPER_BINDINGS
 from tui.search_session import Failed, FirstPage, IndexNotice, More, SearchSession, SessionEvent
 from tui.store_access import StoreAccess
 from tui.widgets.footer import KeyBar
@@ -50,7 +52,7 @@ SAVE_DELAY = 0.5
 """A new split is saved this long after the last change to it (dragging sends many)."""
 SPLIT_STEP = 5
 """How much `[` and `]` narrow or widen the result list, in percent of the width."""
-TYPED_KEY_NAMES = ("slash", "question_mark", "left_square_bracket", "right_square_bracket")
+TYPED_KEY_NAMES = ("slash", "question_mark", "left_square_bracket", "right_square_bracket", "space", "asterisk")
 NARROW_WIDTH = 100
 """Below this many columns the reader takes the whole screen when a paper is opened."""
 READER_DELAY = 0.15
@@ -58,13 +60,14 @@ READER_DELAY = 0.15
 costs a whole-screen relayout (~20 ms), which must not stand between a keystroke and its results."""
 
 
-class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
+class MainScreen(LibraryActions, DiscoveryActions, MarkedActions):
     """Search as you type, browse the ranked list, read the selected abstract."""
 
     BINDINGS = [
         # Paper actions first: the footer shows them first, so a narrow terminal keeps them.
         *PAPER_BINDINGS,
         *DISCOVERY_BINDINGS,
+        *MARK_BINDINGS,
         Binding("slash", "focus_search", "Search", key_display="/"),
         Binding("ctrl+f", "focus_search", "Search", show=False),
         Binding("escape", "back", "Back", show=False),
@@ -100,10 +103,13 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         query: str | None = None,
         preferences: Preferences | None = None,
         remember: Callable[..., None] | None = None,
+        guide: bool = False,
     ) -> None:
         """`preferences`: the split, list-only view, sort and match mode to start with; `remember`
-        saves changed ones (keyword arguments named as Preferences' fields)."""
+        saves changed ones (keyword arguments named as Preferences' fields); `guide`: show the
+        first-run guide (esc hides it for good)."""
         super().__init__()
+        self.has_guide = guide
         self.engine = engine
         self.store_access = store_access
         self.initial_query = query or ""
@@ -126,6 +132,9 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         """Results of the query in the search box; None while there is no query (corpus order)."""
         self.bookmarked: set[str] = set()
         self.opened: set[str] = set()
+        self.marked: dict[str, None] = {}
+        self._title = wording.Title("", "")
+        """The header's line before the marked count is added to it."""
         self._status_text: str | None = None
         self.session = SearchSession(engine, self._found)
         """Searches the query in the box, in a thread; what it finds comes back as SessionFound."""
@@ -143,6 +152,8 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         )
         yield Static(id="status")
         yield ProgressBar(id="progress", show_eta=False)
+        if self.has_guide:
+            yield Static(wording.first_run_guide(len(self.engine.papers)), id="guide")
         with Horizontal(id="panes"):
             yield ResultsList(id="results")
             yield Splitter(id="splitter")
@@ -265,6 +276,7 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         self.workers.cancel_group(self, "index")
         old, self.engine = self.engine, engine
         self.result = None
+        self.marked.clear()  # marks are of the papers as they were listed
         self._venue_width = venue_column_width(paper.venue for paper in engine.papers)
         self._rated = any(paper.rating is not None for paper in engine.papers)
         self.query_one(ProgressBar).update(total=None, progress=0)  # no stale percentage while it starts
@@ -433,6 +445,8 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
             self._show_indexing_status()  # quick matches: the status says what comes next
 
     def _show_title(self, title: wording.Title) -> None:
+        self._title = title
+        title = wording.with_marked(title, len(self.marked))
         # set_reactive: the app's own watcher of its sub-title repaints the whole screen.
         self.app.set_reactive(App.sub_title, str(title))
         self.query_one(AppHeader).show(title)
@@ -459,6 +473,7 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
             colors=self._colors,
             figure=figure_text(figure, paper.rating, paper.citations),
             figure_width=figure_width,
+            marked=paper_id in self.marked,
         )
 
     def _fill(self, ids: list[str], make_row: MakeRow, more: bool = False) -> None:
@@ -558,6 +573,27 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
 
     def current_paper_id(self) -> str | None:
         return self._pinned or self.query_one(ResultsList).current_id
+
+    # -- marks --------------------------------------------------------------------------------
+
+    def highlighted_id(self) -> str | None:
+        return self.query_one(ResultsList).current_id
+
+    def every_match(self) -> list[str]:
+        listed = self.query_one(ResultsList).paper_ids
+        result = self.result
+        if result is None or result.total <= len(listed):
+            return list(listed)
+        query = self.query_one(SearchBox).value
+        whole = self.engine.search(dataclasses.replace(self._request(query), limit=result.total))
+        return [hit.paper_id for hit in whole.hits]
+
+    def marks_changed(self, moved_on: bool = False) -> None:
+        results = self.query_one(ResultsList)
+        results.refresh_rows()
+        self._show_title(self._title)
+        if moved_on:
+            results.action_cursor_down()
 
     def current_bookmark(self) -> Bookmark | None:
         paper_id = self.current_paper_id()
@@ -673,16 +709,29 @@ class MainScreen(ListGetting, DiscoveryActions, PaperActions[None]):
         search.focus()
 
     def action_back(self) -> None:
-        """Esc: reader -> list -> search; in the search box it clears the query."""
+        """Esc: reader -> list -> search; in the search box it clears the query. The first-run guide
+        is hidden first, then marked papers are unmarked."""
         focused = self.focused
         if isinstance(focused, ReaderPane) or self.has_class("reading"):
             self.action_close_reader()
+        elif self.has_guide:
+            self.dismiss_guide()
+        elif self.clear_marks():
+            return
         elif isinstance(focused, ResultsList):
             self.query_one(SearchBox).focus()
         elif isinstance(focused, SearchBox):
             focused.value = ""
         else:
             self.query_one(SearchBox).focus()
+
+    def dismiss_guide(self) -> None:
+        """Hide the first-run guide, and never show it again (kept in config.toml)."""
+        if not self.has_guide:
+            return
+        self.has_guide = False
+        self.query_one("#guide").remove()
+        self._remember(guide_seen=True)
 
     @on(SearchBox.Leave)
     def leave_search(self) -> None:

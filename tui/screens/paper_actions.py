@@ -11,7 +11,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from search import Bookmark, Link, Paper, bibtex_entry, display_label, markdown_citation, primary_link
-from tui.clipboard import copied_notice, copy_text, open_url, short_url
+from tui.clipboard import TERMINAL, copied_notice, copy_text, open_url, short_url, tmux_hint
 from tui.screens.dialogs import LinkPicker, NoteDialog, TagsDialog
 from tui.store_access import StoreAccess
 
@@ -257,7 +257,11 @@ class PaperActions(Screen[ResultT]):
 
     def copy_to_clipboard(self, text: str, what: str) -> None:
         method = copy_text(self.app, text)
-        self.notify(copied_notice(what, method), markup=False, timeout=4)
+        hint = None
+        if method == TERMINAL and not getattr(self.app, "told_tmux", False):
+            hint = tmux_hint()  # said the first time only: the same words at every copy would be noise
+            self.app.told_tmux = True  # type: ignore[attr-defined]
+        self.notify(copied_notice(what, method, hint), markup=False, timeout=8 if hint else 4)
 
     def action_copy_link(self) -> None:
         bookmark = self._selected()

@@ -72,12 +72,23 @@ class ReaderPane(VerticalScroll):
         yield Static(id="bookmark")
         yield Static(id="paper")
 
-    def show_bookmark(self, bookmark: Bookmark | None) -> None:
-        """The paper's bookmark state, tags and note above it (none: the line is hidden)."""
+    def show_bookmark(self, bookmark: Bookmark | None, keep_place: bool = True) -> None:
+        """The paper's bookmark state, tags and note above it (none: the line is hidden). With
+        `keep_place` (the same paper as before), a reader scrolled down stays on the lines it showed:
+        the block growing or shrinking above them scrolls by as much, so `b` at the links does not
+        make them jump."""
         line = self.query_one("#bookmark", Static)
         star = RowColors.for_theme(self.app.current_theme.dark).bookmark
+        paper = self.query_one("#paper", Static)
+        scrolled, above = self.scroll_y, paper.virtual_region.y
         line.update(bookmark_state_text(bookmark, star) if bookmark else "")
         line.set_class(bookmark is not None, "active")
+        if keep_place and scrolled > 0:
+
+            def keep() -> None:
+                self.scroll_to(y=scrolled + paper.virtual_region.y - above, animate=False, immediate=True)
+
+            self.call_after_refresh(keep)
 
     @property
     def shown_id(self) -> str | None:
@@ -113,7 +124,7 @@ class ReaderPane(VerticalScroll):
         A long abstract is converted off the interface's thread: the reader shows the paper's
         metadata and "Converting…" until it is ready, and only the newest selection is shown."""
         terms = tuple(terms)
-        self.show_bookmark(bookmark if paper is not None else None)
+        self.show_bookmark(bookmark if paper is not None else None, paper is not None and paper.id == self.shown_id)
         if paper is None or converts_quickly(paper.abstract):
             self.show(describe(paper.id) if paper else None, terms)
             return

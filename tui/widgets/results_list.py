@@ -22,6 +22,8 @@ from tui.render import headline_text
 
 CODE_MARKER = "◆"
 BOOKMARK_MARKER = "★"
+MARKED_MARKER = "✓"
+"""In the column after the code marker: the paper is marked (space), for acting on several at once."""
 ROW_CHARS = 500
 """A row shows at most this much of a headline (a title can be any length; a row is one line)."""
 MAX_VENUE_WIDTH = 12
@@ -49,12 +51,23 @@ class RowColors:
     bookmark: Style
     code: Style
     name: Style
+    mark: Style
 
     @classmethod
     def for_theme(cls, dark: bool) -> RowColors:
         if dark:
-            return cls(Style(color="yellow"), Style(color="cyan"), Style(bold=True, color="green"))
-        return cls(Style(color="#8a4b00", bold=True), Style(color="#005f66"), Style(bold=True, color="#0b5a1f"))
+            return cls(
+                Style(color="yellow"),
+                Style(color="cyan"),
+                Style(bold=True, color="green"),
+                Style(bold=True, color="magenta"),
+            )
+        return cls(
+            Style(color="#8a4b00", bold=True),
+            Style(color="#005f66"),
+            Style(bold=True, color="#0b5a1f"),
+            Style(bold=True, color="#7a1f7a"),
+        )
 
 
 DARK_ROWS = RowColors.for_theme(dark=True)
@@ -112,15 +125,19 @@ def row_text(
     colors: RowColors = DARK_ROWS,
     figure: str = "",
     figure_width: int = 0,
+    marked: bool = False,
 ) -> Text:
-    """One result row in fixed columns: bookmark, code link, a figure (the mean rating or the
+    """One result row in fixed columns: bookmark, code link, mark, a figure (the mean rating or the
     citations, when `figure_width`), venue (when `venue_width`), headline with its name
     highlighted. Every column is always there, blank when empty, so titles line up whatever is
-    bookmarked or loaded; opened papers are dimmed."""
+    bookmarked, marked or loaded; opened papers are dimmed."""
     text = Text(no_wrap=True, overflow="ellipsis", end="", style=Style(dim=True) if opened else "")
     text.append(BOOKMARK_MARKER if bookmarked else " ", style=colors.bookmark)
     text.append(CODE_MARKER if row.has_code else " ", style=colors.code)
-    text.append(" ")
+    if marked:
+        text.append(MARKED_MARKER, style=colors.mark)
+    else:
+        text.append(" ")
     if figure_width:
         text.append(figure[:figure_width].rjust(figure_width), style=colors.code)
         text.append(" ")

@@ -20,7 +20,16 @@ from search.text.links import field_urls
 from search.text.sanitize import sanitize, sanitize_line
 from search.untrusted import shown
 
-_VENUE_NAMES = {"nips": "NeurIPS", "neurips": "NeurIPS", "colm": "COLM", "www": "WWW"}
+VENUE_LABELS = {
+    "nips": "NeurIPS",
+    "neurips": "NeurIPS",
+    "corl": "CoRL",
+    "automl": "AutoML",
+    "siggraphasia": "SIGGRAPH Asia",
+    "acmmm": "ACM MM",
+}
+"""Venues as they write their names, where that is not the upper-cased name (CoRL, not CORL); one
+table for the venues read from file names and the catalogue of lists to download."""
 _VENUE_YEAR = re.compile(r"\b([A-Za-z]{2,12})[\s_\-']*((?:19|20)\d\d)\b")
 _FILENAME_VENUE = re.compile(r"^([A-Za-z]{2,12})[_\-]?((?:19|20)\d\d)")
 STATUSES = ("oral", "spotlight", "poster")
@@ -220,5 +229,10 @@ def year_of(venue: str | None) -> int | None:
     return int(match.group()) if match else None
 
 
+def venue_label(name: str) -> str:
+    """corl -> CoRL, iclr -> ICLR: a venue's short name as the venue writes it."""
+    return VENUE_LABELS.get(name.lower(), name.upper())
+
+
 def _venue(name: str, year_text: str) -> str:
-    return f"{_VENUE_NAMES.get(name.lower(), name.upper())} {year_text}"
+    return f"{venue_label(name)} {year_text}"
