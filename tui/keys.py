@@ -169,7 +169,8 @@ QUERY_SYNTAX: list[tuple[str, str, str]] = [
     ),
     ("People", 'country:"United States"', "An author's country (country:usa, country:uk)"),
     ("People", "area:WORD", "The primary area the authors chose contains the word"),
-    ("Yours", "tag:TAG", "Your bookmarks with that tag; note:WORD: whose note has the word"),
+    ("Yours", "tag:TAG", "Your bookmarks with that tag"),
+    ("Yours", "note:WORD", "Your bookmarks whose note has the word"),
     ("Order", "sort:name", "By name or title; sort:order: corpus order; sort:relevance: the default"),
     (
         "Order",

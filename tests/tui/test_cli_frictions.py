@@ -81,16 +81,18 @@ def test_an_openreview_venue_under_its_organisations_domain_is_named_by_its_own_
 
 
 def test_every_failed_line_of_a_batch_names_its_list(server, capsys):
-    """A message that has the list's name only inside a URL ("…/kdd2024.json") read as naming it, so
+    """A message that has the list's name only inside a URL ("…/icml2024.json") read as naming it, so
     the line said which host failed but not which of the lists asked for."""
-    server.route("/paperlists/kdd/kdd2024.json", lambda h: h.answer(302, b"", {"Location": "http://a]b/kdd2024.json"}))
+    server.route(
+        "/paperlists/icml/icml2024.json", lambda h: h.answer(302, b"", {"Location": "http://a]b/icml2024.json"})
+    )
     body = json.dumps(records(2, "c")).encode()
     server.route("/paperlists/cvpr/cvpr2019.json", lambda h: h.body(body, "application/json"))
-    code, out, err = run(capsys, "get", "cvpr2019", "kdd2024")
+    code, out, err = run(capsys, "get", "cvpr2019", "icml2024")
     assert code == 2 and out.startswith("Got 'cvpr2019': 2 papers")
     assert err.splitlines() == [
-        f"iclr-reader: error: could not get kdd2024: {server.url.removeprefix('http://')}: redirected to "
-        "'http://a]b/kdd2024.json', which is not a valid URL (Invalid IPv6 URL)"
+        f"iclr-reader: error: could not get icml2024: {server.url.removeprefix('http://')}: redirected to "
+        "'http://a]b/icml2024.json', which is not a valid URL (Invalid IPv6 URL)"
     ]
 
 

@@ -97,7 +97,7 @@ def query_language() -> str:
 
     lines = ["query language (the same in the app's search box):"]
     for _, typed, meaning in QUERY_SYNTAX:
-        wrapped = textwrap.wrap(meaning, 96 - 28) or [""]
+        wrapped = textwrap.wrap(meaning, 80 - 28) or [""]  # an 80-column terminal
         lines.append(f"  {typed:<25} {wrapped[0]}")
         lines += [f"  {'':<25} {more}" for more in wrapped[1:]]
     return "\n".join(lines)
