@@ -293,12 +293,15 @@ class SearchEngine:
         self._available = available
         return available
 
-    def stats(self, query: str = "", marks: Marks | None = None) -> Stats:
+    def stats(self, query: str | SearchRequest = "", marks: Marks | None = None) -> Stats:
         """The statistics (search/query/stats.py) of the papers the query finds (every match, in
-        no particular order), or of every loaded paper when it is blank."""
-        if not query.strip():
+        no particular order), or of every loaded paper when it is blank. A request is searched as
+        it says (the app's, as typed: its last word a prefix), so the count is the one it shows."""
+        if isinstance(query, str):
+            query = SearchRequest(query, marks=marks or Marks())
+        if not query.text.strip():
             return compute_stats(self.papers)
-        result = self.search(SearchRequest(query, limit=max(1, len(self.papers)), marks=marks or Marks(), budget=None))
+        result = self.search(dataclasses.replace(query, limit=max(1, len(self.papers)), budget=None))
         return compute_stats([self.paper(hit.paper_id) for hit in result.hits])
 
     def related(

@@ -130,6 +130,24 @@ async def test_s_opens_the_screen_with_the_numbers_stats_json_gives(tmp_path, ca
         app = ReaderApp(engine, store=UserStore(), query="graphs")
 
 
+async def test_the_screen_counts_the_papers_the_header_counts_while_a_word_is_typed(tmp_path):
+    """The last word typed is a prefix in the app ("grap" finds Graphs): the statistics are of those
+    papers, not of the word searched whole (which found none)."""
+    engine = engine_of(tmp_path)
+    app = ReaderApp(engine, store=UserStore())
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot, app)
+        await pilot.press(*"grap")
+        await settle(pilot, app)
+        assert "3 matches" in app.sub_title, app.sub_title
+        app.screen.query_one("ResultsList").focus()
+        await pilot.press("s")
+        await settle(pilot, app)
+        screen = app.screen
+        assert isinstance(screen, StatsScreen) and screen.stats is not None and screen.stats.papers == 3
+        assert "3 papers" in str(screen.query_one("#stats-body").render())
+
+
 @pytest.mark.slow
 def test_ratings_by_decision_equal_the_file(paperlist_files):
     path = next(path for path in paperlist_files if path.stem == "iclr2018")

@@ -631,7 +631,7 @@ class MainScreen(LibraryActions, DiscoveryActions, MarkedActions):
         from tui.screens.stats import StatsScreen  # loaded when first opened, not before the first frame
 
         query = self.query_one(SearchBox).value
-        self.app.push_screen(StatsScreen(self.engine, query, self._request(query).marks))
+        self.app.push_screen(StatsScreen(self.engine, self._request(query)))
 
     def action_show_bookmarks(self) -> None:
         if self.store_access.require(self) is None:

@@ -12,7 +12,7 @@ from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import Static
 
-from search import Marks, SearchEngine, Stats
+from search import SearchEngine, SearchRequest, Stats
 from tui.stats_view import stats_text
 
 
@@ -35,11 +35,12 @@ class StatsScreen(Screen[None]):
         Binding("G,end", "scroll('end')", "Bottom", show=False),
     ]
 
-    def __init__(self, engine: SearchEngine, query: str, marks: Marks) -> None:
+    def __init__(self, engine: SearchEngine, request: SearchRequest) -> None:
         super().__init__()
         self.engine = engine
-        self.query_text = query
-        self.marks = marks
+        self.request = request
+        """The result list's own request: the same papers as the header counts."""
+        self.query_text = request.text
         self.stats: Stats | None = None
         """The numbers shown, once counted (also handy for tests)."""
 
@@ -60,7 +61,7 @@ class StatsScreen(Screen[None]):
     @work(thread=True, exclusive=True, exit_on_error=False)
     def _count(self) -> None:
         try:
-            stats = self.engine.stats(self.query_text, self.marks)
+            stats = self.engine.stats(self.request)
         except Exception as error:  # noqa: BLE001 - a failed count is said on the screen, never a crash
             self.app.call_from_thread(self._show_problem, str(error) or type(error).__name__)
             return
