@@ -36,7 +36,13 @@ def stats_text(stats: Stats, width: int = 80, scope: str = "") -> Text:
     room = max(8, width - LABEL_WIDTH - 14)
     out.append(f"{stats.papers:,} papers", style=HEADING)
     out.append(f" · {stats.rated:,} with review ratings" + (f" · {scope}" if scope else "") + "\n")
-    _pairs(out, "Decisions", stats.decisions, room)
+    if not stats.papers:  # headings over nothing would read as a drawing that failed
+        out.append("Nothing to count: no paper matches." if scope.startswith("query") else "No paper is loaded.")
+        return out
+    if stats.decisions:
+        _pairs(out, "Decisions", stats.decisions, room)
+    else:
+        out.append("The lists give these papers no decisions.\n", style="dim")
     if stats.ratings:
         out.append("\nMean rating, by decision", style=HEADING)
         out.append(f"  ({ACCEPTED_BLOCK} accepted {REJECTED_BLOCK} rejected {OTHER_BLOCK} other)\n", style="dim")

@@ -105,6 +105,13 @@ def test_stats_json_and_a_query(tmp_path, capsys):
     assert "Mean rating, by decision" in out and "50% accepted" in out
 
 
+def test_a_query_that_matches_nothing_says_so_not_empty_headings(tmp_path, capsys):
+    corpus = write_list(tmp_path / "conf2025.json", RECORDS)
+    code = main(["--corpus", corpus, "stats", "rating:>=10"])
+    out = capsys.readouterr().out
+    assert code == 0 and out.splitlines()[1:] == ["Nothing to count: no paper matches."], out
+
+
 def test_the_charts_fit_80_and_60_columns(tmp_path):
     stats = engine_of(tmp_path).stats()
     for width in (80, 60):
