@@ -27,7 +27,7 @@ import defusedxml.ElementTree as SafeElementTree  # type: ignore[import-untyped]
 
 from search.corpus.library import ListOrigin
 from search.errors import SourceError
-from search.sources.common import Downloaded, JsonListWriter, base_url
+from search.sources.common import Downloaded, JsonListWriter, base_url, not_paging
 from search.sources.http import Client, HTTPStatusError, host_of
 from search.sources.request import ListRequest, Progress
 
@@ -146,25 +146,12 @@ def _page_url(base: str, query: str, start: int, count: int) -> str:
 def _not_paging(
     host: str, start: int, asked: int, counts: tuple[int, int, int], total: int, got: int, end: int
 ) -> SourceError:
-    """One line for a page that leaves paging going nowhere (or crawling) before the end arXiv counts;
-    `counts` are the page's results, the new ones among them and those sent before."""
-    received, new, repeated = counts
-    if not received:
-        what = f"sent no results for start={start:,}"
-    elif not new:
-        again = "the same results again" if repeated == received else "no new results"
-        what = f"sent {again} for start={start:,}"
-    else:
-        some = f"{received:,} results, {new:,} of them new," if received > new else _results(received)
-        what = f"sent {some} for start={start:,} where max_results={asked:,} was asked"
+    """One line for a page that leaves paging going nowhere (or crawling) before the end arXiv counts."""
+    what = not_paging("result", f"start={start:,}", f"max_results={asked:,}", counts)
     return SourceError(
         f"{host}: arXiv {what}, though it counts {total:,}: it is not paging as asked; stopped at {got:,} of"
         f" {end:,} papers and saved nothing (try again later)"
     )
-
-
-def _results(count: int) -> str:
-    return f"{count:,} result" + ("" if count == 1 else "s")
 
 
 def _read_page(

@@ -77,4 +77,23 @@ class JsonListWriter:
         self._file.write(text)
 
 
-__all__ = ["Downloaded", "JsonListWriter", "base_url"]
+def counted(count: int, thing: str) -> str:
+    """1 note, 2,000 notes."""
+    return f"{count:,} {thing}" + ("" if count == 1 else "s")
+
+
+def not_paging(noun: str, place: str, asked: str, counts: tuple[int, int, int]) -> str:
+    """What a page that leaves paging going nowhere (or crawling) sent, for the source's one line:
+    `counts` are the page's items, the new ones among them and those sent before; `place` is where
+    it was asked for ("offset=1,000") and `asked` how many ("limit=1,000")."""
+    received, new, repeated = counts
+    if not received:
+        return f"sent no {noun}s for {place}"
+    if not new:
+        again = f"the same {noun}s again" if repeated == received else f"no new {noun}s"
+        return f"sent {again} for {place}"
+    some = f"{counted(received, noun)}, {new:,} of them new," if received > new else counted(received, noun)
+    return f"sent {some} for {place} where {asked} was asked"
+
+
+__all__ = ["Downloaded", "JsonListWriter", "base_url", "counted", "not_paging"]

@@ -23,7 +23,7 @@ from typing import Any
 
 from search.corpus.library import ListOrigin
 from search.errors import SourceError
-from search.sources.common import Downloaded, JsonListWriter, base_url
+from search.sources.common import Downloaded, JsonListWriter, base_url, counted, not_paging
 from search.sources.http import Client, HTTPStatusError, host_of
 from search.sources.request import ListRequest, Progress
 from search.text.sanitize import sanitize_line
@@ -141,26 +141,13 @@ def _page_url(base: str, request: ListRequest, offset: int) -> str:
 
 
 def _not_paging(host: str, offset: int, counts: tuple[int, int, int], total: int | None, got: int) -> SourceError:
-    """One line for a page that leaves paging going nowhere (or crawling) before the end the server gives;
-    `counts` are the page's notes, the new ones among them and those sent before."""
-    received, new, repeated = counts
-    if not received:
-        what = f"sent no notes for offset={offset:,}"
-    elif not new:
-        again = "the same notes again" if repeated == received else "no new notes"
-        what = f"sent {again} for offset={offset:,}"
-    else:
-        some = f"{_counted(received, 'note')}, {new:,} of them new," if received > new else _counted(received, "note")
-        what = f"sent {some} for offset={offset:,} where limit={PAGE_SIZE:,} was asked"
+    """One line for a page that leaves paging going nowhere (or crawling) before the end the server gives."""
+    what = not_paging("note", f"offset={offset:,}", f"limit={PAGE_SIZE:,}", counts)
     though = f", though it counts {total:,}" if total is not None else ""
     return SourceError(
-        f"{host} {what}{though}: it is not paging as asked; stopped at {_counted(got, 'paper')} and saved nothing"
+        f"{host} {what}{though}: it is not paging as asked; stopped at {counted(got, 'paper')} and saved nothing"
         " (try again later)"
     )
-
-
-def _counted(count: int, thing: str) -> str:
-    return f"{count:,} {thing}" + ("" if count == 1 else "s")
 
 
 def _read_page(body: bytes, host: str, limit: int, take: Callable[[Any], None]) -> tuple[int, int | None]:
