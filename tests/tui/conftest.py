@@ -49,3 +49,17 @@ def engine_for(tmp_path):
         return SearchEngine(load_corpus([path]), cache_dir=tmp_path / "cache")
 
     return factory
+
+
+@pytest.fixture
+def notices(monkeypatch):
+    """Every notification's message, in order."""
+    shown: list[str] = []
+    original = ReaderApp.notify
+
+    def record(self, message, *args, **kwargs):
+        shown.append(str(message))
+        return original(self, message, *args, **kwargs)
+
+    monkeypatch.setattr(ReaderApp, "notify", record)
+    return shown

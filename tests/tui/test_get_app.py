@@ -109,20 +109,6 @@ async def test_the_app_stays_usable_while_a_list_downloads(server, app, monkeypa
     assert Library().find("iclr2024") is None
 
 
-@pytest.fixture
-def notices(monkeypatch):
-    """Every notification's message, in order."""
-    shown: list[str] = []
-    original = ReaderApp.notify
-
-    def record(self, message, *args, **kwargs):
-        shown.append(str(message))
-        return original(self, message, *args, **kwargs)
-
-    monkeypatch.setattr(ReaderApp, "notify", record)
-    return shown
-
-
 async def test_a_failed_download_is_a_notice_and_leaves_the_library_as_it_was(server, app, notices):
     before = snapshot(Library().folder)
     async with app.run_test(size=(120, 36)) as pilot:

@@ -25,19 +25,6 @@ DAY = r"\d{4}-\d\d-\d\d"
 
 
 @pytest.fixture
-def notices(monkeypatch):
-    said: list[str] = []
-    original = ReaderApp.notify
-
-    def notify(self, message, *args, **kwargs):
-        said.append(str(message))
-        return original(self, message, *args, **kwargs)
-
-    monkeypatch.setattr(ReaderApp, "notify", notify)
-    return said
-
-
-@pytest.fixture
 def library_app(server, capsys):
     """The app over the bundled list and nips2024 (12 papers), got from the local server first."""
     serve_list(server, "nips2024", records(12, "n"))

@@ -26,19 +26,6 @@ def copied(monkeypatch):
     return texts
 
 
-@pytest.fixture
-def notices(monkeypatch):
-    said: list[str] = []
-    original = ReaderApp.notify
-
-    def notify(self, message, *args, **kwargs):
-        said.append(str(message))
-        return original(self, message, *args, **kwargs)
-
-    monkeypatch.setattr(ReaderApp, "notify", notify)
-    return said
-
-
 def rows(app) -> list[str]:
     results = app.screen.query_one(ResultsList)
     return [results.row(index).plain for index in range(len(results.paper_ids))]
