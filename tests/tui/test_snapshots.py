@@ -2,7 +2,7 @@
 pytest tests/tui/test_snapshots.py --snapshot-update"""
 
 import pytest
-from textual.widgets import Input
+from textual.widgets import Input, TextArea
 
 from tests.tui.conftest import settle
 from tui.widgets.search_box import SearchBox
@@ -18,7 +18,9 @@ def prepared(*keys):
         for key in keys:
             await pilot.press(key)
             await settle(pilot, app)
-        for box in app.screen.query(Input):  # a screen opened by the keys (help's filter) blinks too
+        # A screen opened by the keys blinks too (help's filter, the note dialog's text): a blink
+        # caught half-way would make the picture depend on when it was taken.
+        for box in [*app.screen.query(Input), *app.screen.query(TextArea)]:
             box.cursor_blink = False
         await settle(pilot, app)
 
