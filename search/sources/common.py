@@ -29,6 +29,8 @@ class Downloaded:
     last_modified: str | None = None
     reviews: Path | None = None
     """OpenReview with --reviews: the reviews' side file, staged beside the list file."""
+    reviewed: int = 0
+    """With --reviews: how many papers have at least one review."""
     cached: tuple[Path, ...] = ()
     """Cache files a resumed run would read (search/sources/reviews.py): removed once the list is in."""
 

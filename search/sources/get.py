@@ -55,6 +55,8 @@ class GotList:
     """Bytes of the list file."""
     requests: int = 0
     seconds: float = 0.0
+    reviewed: int | None = None
+    """With --reviews: how many papers have at least one review (None: reviews not asked for)."""
 
 
 def get_list(
@@ -219,6 +221,7 @@ def _got(added: AddedList, downloaded: Downloaded, started: float) -> GotList:
         downloaded.size,
         downloaded.requests,
         time.monotonic() - started,
+        downloaded.reviewed if downloaded.reviews is not None else None,
     )
 
 

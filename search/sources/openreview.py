@@ -157,14 +157,16 @@ def _with_reviews(
     data = load_json(path.read_text(encoding="utf-8"))  # the file just written: our own, within the list limit
     notes = data["notes"]
     side_file = folder / REVIEWS_FILE
-    asked, cached = reviews.fetch_reviews(
+    asked, reviewed, cached = reviews.fetch_reviews(
         notes, base, host, client, side_file, private, on_progress, lambda error: _explain(error, has_token)
     )
     with JsonListWriter(path, host, key="notes") as writer:
         for note in notes:
             writer.add(note)
         writer.finish(count=writer.count)
-    return Downloaded(path, first_url, host, writer.size, requests + asked, reviews=side_file, cached=tuple(cached))
+    return Downloaded(
+        path, first_url, host, writer.size, requests + asked, reviews=side_file, reviewed=reviewed, cached=tuple(cached)
+    )
 
 
 def _page_url(base: str, request: ListRequest, offset: int) -> str:

@@ -189,13 +189,14 @@ def fetch_reviews(
     private: dict[str, str] | None,
     on_progress: Callable[[int, int | None, str], None] | None,
     explain: Callable[[HTTPStatusError], SourceError],
-) -> tuple[int, list[Path]]:
+) -> tuple[int, int, list[Path]]:
     """Each note's forum replies (from the cache, else asked for), written to `side_file` one line a
-    forum, their numbers and decision put into the note's content. Returns the requests made and the
-    cache files used (removed by the caller once the list is in the library)."""
+    forum, their numbers and decision put into the note's content. Returns the requests made, how many
+    papers have at least one review, and the cache files used (removed by the caller once the list is
+    in the library)."""
     cache = cache_folder(host)
     forums = [(note, forum) for note in notes if (forum := _forum_of(note))]
-    requests = 0
+    requests = reviewed = 0
     used: list[Path] = []
     client.min_interval = PAUSE
     with side_file.open("w", encoding="utf-8") as out:
@@ -216,9 +217,10 @@ def fetch_reviews(
             used.append(cached)
             out.write(json.dumps(found.to_json(), ensure_ascii=False) + "\n")
             _fill(note, found)
+            reviewed += bool(found.reviews)
             if on_progress is not None:
                 on_progress(done, len(forums), "forums")
-    return requests, used
+    return requests, reviewed, used
 
 
 def cache_folder(host: str) -> Path:

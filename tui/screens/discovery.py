@@ -12,7 +12,17 @@ from textual import work
 from textual.binding import Binding
 from textual.screen import Screen
 
-from search import SearchEngine, SearchRequest, facet_tokens, quoted, split_facets, toggle, without_facet
+from search import (
+    SearchEngine,
+    SearchRequest,
+    facet_tokens,
+    has_reviews,
+    quoted,
+    reviews_of,
+    split_facets,
+    toggle,
+    without_facet,
+)
 from tui.preferences import Preferences
 from tui.screens.choosers import Chooser, NameDialog, SavedSearches
 from tui.store_access import StoreAccess
@@ -27,6 +37,7 @@ DISCOVERY_BINDINGS = [
     Binding("ctrl+s", "save_search", "Save search", show=False),
     Binding("S", "saved_searches", "Saved", show=False),
     Binding("p", "people", "People", show=False),
+    Binding("R", "reviews", "Reviews", show=False),
 ]
 MOST_VENUES = 4
 """Venues a person's or institution's count names, most papers first."""
@@ -92,6 +103,28 @@ class DiscoveryActions(Screen[None]):
             return
         self._set_query(f"related:{quoted(paper_id)}")  # ids may hold spaces, quotes, parentheses
         self.action_focus_results()
+
+    def action_reviews(self) -> None:
+        """R: the paper's reviews, meta-reviews and decision, when its list was fetched with
+        `get openreview:VENUE --reviews`; else one line saying why there are none to show."""
+        paper_id = self.current_paper_id()
+        if paper_id is None:
+            self.notify("Select a paper first", severity="warning")
+            return
+        paper = self.engine.paper(paper_id)
+        if not has_reviews(paper.source):
+            self.notify(
+                "No reviews kept for this paper: `iclr-reader get openreview:VENUE --reviews` fetches a venue's",
+                severity="warning",
+            )
+            return
+        found = reviews_of(paper.source, paper.id)
+        if found is None or not found.replies:
+            self.notify("OpenReview has no public reviews, meta-review or decision for this paper")
+            return
+        from tui.screens.reviews import ReviewsScreen  # loaded when first opened, not before the first frame
+
+        self.app.push_screen(ReviewsScreen(paper.title or paper.id, found))
 
     def action_people(self) -> None:
         """p: the selected paper's authors (with their institution and country) and institutions;
