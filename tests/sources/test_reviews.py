@@ -206,7 +206,7 @@ def test_a_forum_answer_that_is_not_notes_is_one_line_and_saves_nothing(server, 
         return False
 
     serve(server, forums(), broken)
-    with pytest.raises(SourceError, match='replies to forum0001 are not OpenReview notes .no "notes" list'):
+    with pytest.raises(SourceError, match=r'replies to forum0001 are not OpenReview notes \(no "notes" list'):
         get_list(parse_request(f"openreview:{VENUE}", reviews=True))
     assert library.find("iclr2025-openreview") is None
 
