@@ -238,7 +238,7 @@ def forget_cached(files: list[Path]) -> None:
 def reviews_of(list_file: str | Path, forum: str) -> ForumReviews | None:
     """The kept reviews of one paper: its forum's line in the side file beside its list; None when the
     list was not fetched with --reviews (no side file) or the forum has no line (or an unreadable one)."""
-    if not _FORUM.fullmatch(forum):
+    if not list_file or not _FORUM.fullmatch(forum):
         return None
     side = Path(list_file).parent / REVIEWS_FILE
     line = _find_line(side, f'{{"forum": "{forum}",'.encode())
@@ -251,8 +251,9 @@ def reviews_of(list_file: str | Path, forum: str) -> ForumReviews | None:
 
 
 def has_reviews(list_file: str | Path) -> bool:
-    """Whether the list was fetched with its reviews (its side file is there)."""
-    return (Path(list_file).parent / REVIEWS_FILE).is_file()
+    """Whether the list was fetched with its reviews (its side file is there); False for a paper read
+    from no file (source "")."""
+    return bool(list_file) and (Path(list_file).parent / REVIEWS_FILE).is_file()
 
 
 # -- reading replies -----------------------------------------------------------------------------

@@ -58,7 +58,9 @@ def test_get_reviews_on_the_command_line_fills_the_numbers_show_search_and_stats
 
 def test_reviews_is_refused_where_it_means_nothing(capsys):
     code, _, err = run(capsys, "get", "iclr2025", "--reviews")
-    assert code == 2 and err.strip().endswith("--reviews is for OpenReview venues (openreview:VENUE_ID), not 'iclr2025'")
+    assert code == 2 and err.strip().endswith(
+        "--reviews is for OpenReview venues (openreview:VENUE_ID), not 'iclr2025'"
+    )
     assert len(err.strip().splitlines()) == 1
     code, _, err = run(capsys, "get", "--update", "--reviews")
     assert code == 2 and "--update takes only list names" in err and "Traceback" not in err
