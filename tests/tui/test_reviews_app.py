@@ -150,3 +150,39 @@ async def test_the_picker_offers_an_openreview_venue_with_its_reviews(server, tm
         assert paper.facts.ratings == (8.0, 6.0, 8.0) and paper.status == "Oral"
     assert Library().origin("iclr2025-openreview").reviews
     assert f"Getting {spec}: reviews of 3 of 3 papers…" in statuses
+
+
+async def test_r_finds_the_reviews_of_a_paper_kept_from_another_list(server, capsys, monkeypatch, tmp_path):
+    """The same paper in a paperlists list (read first) and in the OpenReview list with reviews is one
+    paper: R reads the reviews beside the list that has them."""
+    from tests.tui.test_browsing import write_list
+
+    got_with_reviews(server, capsys)
+    same = {
+        "id": "forum0000",
+        "title": "Note 0: Sparse Attention Revisited",
+        "abstract": "We revisit sparse attention, case 0. Code: https://github.com/a/b0",
+        "site": "https://openreview.net/forum?id=forum0000",
+        "venue": "ICLR 2025",
+    }
+    from pathlib import Path
+
+    Library().add(Path(write_list(tmp_path / "aaa.json", [same])), "aaa")
+    said: list[str] = []
+    monkeypatch.setattr(ReaderApp, "notify", lambda self, message, *a, **k: said.append(message))
+    engine = SearchEngine.from_paths()
+    engine.ensure_index()
+    paper = engine.paper("forum0000")
+    assert Path(paper.source).parent.name == "aaa" and paper.also_in  # kept from the list without reviews
+    app = ReaderApp(engine, store=UserStore(), query="list:aaa")
+    async with app.run_test(size=NARROW) as pilot:
+        await settle(pilot, app)
+        app.screen.query_one("ResultsList").focus()
+        await pilot.press("R")
+        await settle(pilot, app)
+        from tui.screens.reviews import ReviewsScreen
+
+        assert isinstance(app.screen, ReviewsScreen) and said == []
+        assert "Reviewer 2 · Reviewer_b2 · rating 6 · confidence 3" in str(
+            app.screen.query_one("#reviews-body").render()
+        )

@@ -112,13 +112,19 @@ class DiscoveryActions(Screen[None]):
             self.notify("Select a paper first", severity="warning")
             return
         paper = self.engine.paper(paper_id)
-        if not has_reviews(paper.source):
+        sources = [source for source in (paper.source, *paper.also_in) if has_reviews(source)]
+        if not sources:
             self.notify(
                 "No reviews kept for this paper: `iclr-reader get openreview:VENUE --reviews` fetches a venue's",
                 severity="warning",
             )
             return
-        found = reviews_of(paper.source, paper.id)
+        # The same paper in two lists is one paper: its forum is its id, or the one its OpenReview page names.
+        site = paper.site or ""
+        forums = dict.fromkeys([paper.id, site.split("forum?id=", 1)[1]] if "forum?id=" in site else [paper.id])
+        found = next(
+            (kept for source in sources for forum in forums if (kept := reviews_of(source, forum)) is not None), None
+        )
         if found is None or not found.replies:
             self.notify("OpenReview has no public reviews, meta-review or decision for this paper")
             return
