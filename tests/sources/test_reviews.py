@@ -218,3 +218,19 @@ def test_the_side_file_is_never_taken_for_the_list(server, library):
     lines = side.read_text(encoding="utf-8").splitlines()
     assert len(lines) == 3 and json.loads(lines[0])["forum"] == "forum0000"
     assert library.find(got.name) == got.path  # the list file, not its reviews
+
+
+def test_a_forums_line_is_found_first_last_or_not_at_all(tmp_path):
+    from search.sources.reviews import ForumReviews, Reply
+
+    list_file = tmp_path / "list.json"
+    side = tmp_path / ".reviews.jsonl"
+    side.write_bytes(b"")
+    assert reviews_of(list_file, "a") is None  # an empty side file
+    lines = [json.dumps(ForumReviews(forum, (Reply("review", "R", 5.0),)).to_json()) for forum in ("a", "ab", "b")]
+    side.write_text("\n".join(lines), encoding="utf-8")  # the last line without its newline
+    assert [reviews_of(list_file, forum).forum for forum in ("a", "ab", "b")] == ["a", "ab", "b"]
+    assert reviews_of(list_file, "c") is None and reviews_of(list_file, "../a") is None
+    side.write_text('{"forum": "a", "replies": "not a list"}\n{"forum": "b", broken\n', encoding="utf-8")
+    assert reviews_of(list_file, "a").replies == () and reviews_of(list_file, "b") is None
+    assert reviews_of("", "a") is None and not has_reviews("")
