@@ -54,6 +54,12 @@ def test_get_reviews_on_the_command_line_fills_the_numbers_show_search_and_stats
     code, out, _ = run(capsys, "search", "list:iclr2025-openreview-all sort:rating", "--json")
     assert [hit["id"] for hit in json.loads(out)["hits"]][:2] == ["forum0000", "forum0001"]
     assert Library().origin("iclr2025-openreview-all").reviews
+    code, out, _ = run(capsys, "lists", "--verbose")
+    line = next(line for line in out.splitlines() if line.startswith("iclr2025-openreview-all"))
+    assert f"from openreview {VENUE} (all submissions, reviews), " in line
+    code, out, _ = run(capsys, "lists", "--json")
+    rows = {row["name"]: row for row in json.loads(out)["lists"]}
+    assert rows["iclr2025-openreview-all"]["source"]["reviews"] is True
 
 
 def test_reviews_is_refused_where_it_means_nothing(capsys):
