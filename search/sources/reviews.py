@@ -23,6 +23,7 @@ import json
 import mmap
 import os
 import re
+import time
 import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,6 +47,9 @@ MAX_REPLIES = 64
 MAX_SECTIONS = 32
 SECTION_CHARS = 20_000
 """The most one section of a review keeps (a long one holds a few thousand characters)."""
+CACHE_SECONDS = 2 * 24 * 3600
+"""A stopped run's forums are used by the next run for this long; older ones are asked for again (reviews
+change while a venue's discussion is open)."""
 MAX_LINE = 16 * 1024 * 1024
 """The most one forum's line of the side file may hold when it is read back."""
 _FORUM = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -349,8 +353,10 @@ def _fill(note: dict[str, Any], found: ForumReviews) -> None:
 
 
 def _cached(path: Path) -> ForumReviews | None:
+    """A forum read by a run that stopped, unless it is older than CACHE_SECONDS (or unreadable)."""
     try:
-        if path.stat().st_size > MAX_LINE:
+        status = path.stat()
+        if status.st_size > MAX_LINE or time.time() - status.st_mtime > CACHE_SECONDS:
             return None
         return ForumReviews.from_json(load_json(path.read_text(encoding="utf-8", errors="replace")))
     except (OSError, MalformedJSON):

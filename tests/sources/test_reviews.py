@@ -155,6 +155,25 @@ def test_a_stopped_run_leaves_the_library_as_it_was_and_the_next_asks_only_what_
     assert reviews_of(got.path, "forum0001").decision == "Reject"
 
 
+def test_a_stopped_runs_forums_older_than_two_days_are_asked_for_again(server, library):
+    import os
+
+    serve(server, forums())
+
+    def stop_after_one(done, total, unit):
+        if unit == "forums" and done == 1:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        get_list(parse_request(f"openreview:{VENUE}", reviews=True), on_progress=stop_after_one)
+    (cached,) = reviews.cache_folder(server.url.removeprefix("http://")).glob("*.json")
+    old = cached.stat().st_mtime - reviews.CACHE_SECONDS - 60
+    os.utime(cached, (old, old))
+    server.seen.clear()
+    get_list(parse_request(f"openreview:{VENUE}", reviews=True))
+    assert forums_asked(server) == ["forum0000", "forum0001", "forum0002"]
+
+
 def test_an_update_fetches_the_reviews_again_and_keeps_them_beside_the_list(server, library):
     replies = forums()
     serve(server, replies)
