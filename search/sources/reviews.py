@@ -132,12 +132,13 @@ class ForumReviews:
         if not isinstance(data, dict) or not isinstance(data.get("forum"), str):
             return None
         replies = []
-        for item in data.get("replies") or []:
+        listed = data.get("replies")
+        for item in listed[: 3 * MAX_REPLIES] if isinstance(listed, list) else []:
             if not isinstance(item, dict) or item.get("kind") not in ("review", "meta-review", "decision"):
                 continue
             sections = tuple(
                 (sanitize_line(section[0]), _text(section[1]))
-                for section in item.get("sections") or []
+                for section in (item["sections"] if isinstance(item.get("sections"), list) else [])[:MAX_SECTIONS]
                 if isinstance(section, list) and len(section) == 2 and all(isinstance(s, str) for s in section)
             )
             replies.append(
@@ -146,7 +147,7 @@ class ForumReviews:
                     sanitize_line(item["by"]) if isinstance(item.get("by"), str) else "",
                     _score(item.get("rating")),
                     _score(item.get("confidence")),
-                    sections[:MAX_SECTIONS],
+                    sections,
                 )
             )
         decision = data.get("decision")

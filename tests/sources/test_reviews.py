@@ -250,6 +250,11 @@ def test_a_forums_line_is_found_first_last_or_not_at_all(tmp_path):
     side.write_text("\n".join(lines), encoding="utf-8")  # the last line without its newline
     assert [reviews_of(list_file, forum).forum for forum in ("a", "ab", "b")] == ["a", "ab", "b"]
     assert reviews_of(list_file, "c") is None and reviews_of(list_file, "../a") is None
-    side.write_text('{"forum": "a", "replies": "not a list"}\n{"forum": "b", broken\n', encoding="utf-8")
+    side.write_text(
+        '{"forum": "a", "replies": 5}\n{"forum": "b", broken\n'
+        '{"forum": "c", "replies": [{"kind": "review", "sections": 7, "rating": "x"}, 3]}\n',
+        encoding="utf-8",
+    )
     assert reviews_of(list_file, "a").replies == () and reviews_of(list_file, "b") is None
+    assert reviews_of(list_file, "c").replies == (Reply("review", "", None, None, ()),)
     assert reviews_of("", "a") is None and not has_reviews("")
