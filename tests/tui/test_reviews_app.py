@@ -53,6 +53,9 @@ def test_get_reviews_on_the_command_line_fills_the_numbers_show_search_and_stats
     assert [hit["id"] for hit in json.loads(out)["hits"]] == ["forum0000"]
     code, out, _ = run(capsys, "search", "list:iclr2025-openreview-all sort:rating", "--json")
     assert [hit["id"] for hit in json.loads(out)["hits"]][:2] == ["forum0000", "forum0001"]
+    code, out, _ = run(capsys, "stats", "list:iclr2025-openreview-all", "--json")
+    stats = json.loads(out)
+    assert code == 0 and (stats["papers"], stats["rated"]) == (3, 2), stats
     assert Library().origin("iclr2025-openreview-all").reviews
     code, out, _ = run(capsys, "lists", "--verbose")
     line = next(line for line in out.splitlines() if line.startswith("iclr2025-openreview-all"))
