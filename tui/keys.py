@@ -78,6 +78,12 @@ KEYS: list[tuple[str, str, str]] = [
         "in every list (author:, inst:) and their count per venue",
     ),
     (
+        "Paper",
+        "R",
+        "Reviews: each review (reviewer, rating, confidence, text), the meta-review and the decision, for lists "
+        "fetched with get openreview:VENUE --reviews; esc goes back",
+    ),
+    (
         "Anywhere",
         "s",
         "Statistics of the query's papers (or all): ratings by decision, institutions, countries, keywords, citations",

@@ -207,6 +207,8 @@ def download_status(spec: str, done: int, total: int | None, unit: str) -> str:
     """ "Getting iclr2025: 3.2 of 12.5 MB…", "Getting arxiv:cat:cs.LG: 400 of 1,000 papers…"."""
     if unit == "bytes":
         amount = f"{done / 1e6:.1f} of {total / 1e6:.1f} MB" if total else f"{done / 1e6:.1f} MB"
+    elif unit == "forums":
+        amount = f"reviews of {done:,} of {total:,} papers" if total else f"reviews of {done:,} papers"
     else:
         amount = f"{done:,} of {total:,} papers" if total else f"{done:,} papers"
     return f"Getting {shown(spec)}: {amount}…"

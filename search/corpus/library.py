@@ -35,6 +35,9 @@ BUNDLED_LIST = "iclr2025"
 """The name of the bundled ICLR 2025 list (its two files count as one list)."""
 METADATA_FILE = ".source.json"
 """Beside a downloaded list's file: where it came from (never taken for the list itself)."""
+REVIEWS_FILE = ".reviews.jsonl"
+"""Beside a list fetched with `get openreview:VENUE --reviews`: its reviews' text, one JSON line per
+forum (search/sources/reviews.py); never taken for the list itself."""
 _NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")  # the whole name (fullmatch: no trailing newline)
 MAX_METADATA_BYTES = 1024 * 1024
 _STAGING_PREFIX = ".get-"
@@ -72,6 +75,8 @@ class ListOrigin:
     """Of the list file: an update whose content is the same is no change."""
     all_submissions: bool = False
     """OpenReview: every submission, not only the accepted papers."""
+    reviews: bool = False
+    """OpenReview: each forum's reviews fetched too (`--reviews`)."""
     max_results: int | None = None
     """arXiv: how many results were asked for."""
 
@@ -87,7 +92,7 @@ class ListOrigin:
         values: dict[str, Any] = {}
         for field in fields(cls):
             value = data.get(field.name)
-            if field.name == "all_submissions":
+            if field.name in ("all_submissions", "reviews"):
                 value = value if isinstance(value, bool) else None
             elif field.name == "max_results":
                 value = value if isinstance(value, int) and not isinstance(value, bool) else None
@@ -191,10 +196,13 @@ class Library:
             why = self._unusable() or _why(error)
             raise LibraryError(f"cannot add lists to {shown(self.folder)} ({why})") from None
 
-    def add(self, source: Path, name: str | None = None, origin: ListOrigin | None = None) -> AddedList:
+    def add(
+        self, source: Path, name: str | None = None, origin: ListOrigin | None = None, reviews: Path | None = None
+    ) -> AddedList:
         """Check the file loads, then copy it in under its name (a file staged inside the library is
         moved, not copied). With an origin (a download), the metadata is written beside it and the
-        bundled list's name may be taken. Raises CorpusError or LibraryError."""
+        bundled list's name may be taken; `reviews` (a staged REVIEWS_FILE) is moved in beside it.
+        Raises CorpusError or LibraryError."""
         name = self.check_name(_default_name(source) if name is None else name, downloaded=origin is not None)
         data = read_corpus_file(source)  # read once: what is checked is what is copied
         corpus = load_corpus([source], contents={source: data})  # refuse a broken file before it enters
@@ -210,6 +218,8 @@ class Library:
                 (staging / source.name).write_bytes(data)
             if origin is not None:
                 _write_json(staging / METADATA_FILE, origin.to_json())
+            if reviews is not None:
+                os.rename(reviews, staging / REVIEWS_FILE)
             os.rename(staging, folder)  # the list appears whole or not at all
         except OSError as error:
             shutil.rmtree(staging, ignore_errors=True)
@@ -219,9 +229,10 @@ class Library:
             raise
         return AddedList(name, folder / source.name, len(corpus.papers), corpus.skipped, corpus.duplicates)
 
-    def replace(self, name: str, source: Path, origin: ListOrigin) -> AddedList:
+    def replace(self, name: str, source: Path, origin: ListOrigin, reviews: Path | None = None) -> AddedList:
         """Swap a downloaded list's file for a new download (staged in the library), after checking
-        it loads; then its metadata. Each is an atomic rename. Raises CorpusError or LibraryError."""
+        it loads; then its reviews (the new ones, or none) and its metadata. Each is an atomic rename.
+        Raises CorpusError or LibraryError."""
         old = self._existing(name)
         corpus = load_corpus([source])
         target = old.parent / source.name
@@ -229,6 +240,10 @@ class Library:
             os.replace(source, target)
             if target != old:
                 old.unlink()
+            if reviews is not None:
+                os.replace(reviews, old.parent / REVIEWS_FILE)
+            else:
+                (old.parent / REVIEWS_FILE).unlink(missing_ok=True)
             _write_json(old.parent / METADATA_FILE, origin.to_json())
         except OSError as error:
             raise LibraryError(f"cannot write into {shown(old.parent)} ({error.strerror or error})") from None
@@ -346,7 +361,11 @@ class Library:
 
 def _list_files(folder: Path) -> list[Path]:
     """A list folder's candidate list files: everything but the metadata (and its temporary file)."""
-    return [file for file in sorted(folder.iterdir()) if not file.name.startswith(METADATA_FILE) and file.is_file()]
+    return [
+        file
+        for file in sorted(folder.iterdir())
+        if not file.name.startswith((METADATA_FILE, REVIEWS_FILE)) and file.is_file()
+    ]
 
 
 def _why(error: OSError) -> str:

@@ -8,7 +8,7 @@ corpus and everything below it, never the interface.
 
 Environment: ICLR_READER_PAPERLISTS_URL, ICLR_READER_OPENREVIEW_URL and ICLR_READER_ARXIV_URL
 override each source's base URL (for mirrors and tests); ICLR_READER_OPENREVIEW_TOKEN is sent to
-OpenReview as a bearer token; the usual http_proxy / https_proxy / no_proxy are honoured."""
+OpenReview as a bearer token; `--reviews` (reviews.py) fetches each OpenReview forum's replies too; the usual http_proxy / https_proxy / no_proxy are honoured."""
 
 from search.sources import catalogue
 from search.sources.arxiv import DEFAULT_MAX as ARXIV_DEFAULT_MAX
@@ -17,21 +17,26 @@ from search.sources.catalogue import known as in_catalogue
 from search.sources.get import GotList, downloaded_lists, get_list, update_list
 from search.sources.http import USER_AGENT
 from search.sources.request import KINDS, ListRequest, Progress, parse_request
+from search.sources.reviews import ForumReviews, Reply, has_reviews, reviews_of
 
 __all__ = [
     "ARXIV_DEFAULT_MAX",
     "KINDS",
     "USER_AGENT",
     "Conference",
+    "ForumReviews",
     "GotList",
     "ListRequest",
     "Progress",
+    "Reply",
     "available",
     "catalogue",
     "downloaded_lists",
     "get_list",
+    "has_reviews",
     "in_catalogue",
     "parse_request",
+    "reviews_of",
     "update_list",
     "without_abstracts",
 ]

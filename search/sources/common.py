@@ -27,6 +27,12 @@ class Downloaded:
     requests: int
     etag: str | None = None
     last_modified: str | None = None
+    reviews: Path | None = None
+    """OpenReview with --reviews: the reviews' side file, staged beside the list file."""
+    reviewed: int = 0
+    """With --reviews: how many papers have at least one review."""
+    cached: tuple[Path, ...] = ()
+    """Cache files a resumed run would read (search/sources/reviews.py): removed once the list is in."""
 
 
 def base_url(variable: str, default: str) -> str:

@@ -19,12 +19,13 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from search.corpus.library import AddedList, Library, ListOrigin
+from search.corpus.library import REVIEWS_FILE, AddedList, Library, ListOrigin
 from search.errors import CorpusError, LibraryError, ReaderError, SourceError
 from search.sources import arxiv, openreview, paperlists
 from search.sources.common import Downloaded
 from search.sources.http import Cancel, DownloadCancelled, WriteError, downloading, host_of, write_problem
 from search.sources.request import ARXIV, OPENREVIEW, PAPERLISTS, ListRequest, Progress
+from search.sources.reviews import forget_cached
 from search.text.sanitize import sanitize_line
 from search.untrusted import shown
 
@@ -54,6 +55,8 @@ class GotList:
     """Bytes of the list file."""
     requests: int = 0
     seconds: float = 0.0
+    reviewed: int | None = None
+    """With --reviews: how many papers have at least one review (None: reviews not asked for)."""
 
 
 def get_list(
@@ -71,7 +74,8 @@ def get_list(
         assert downloaded is not None  # only an update can be told "not modified"
         _check(cancel, downloaded.host)
         origin = _origin(request, downloaded)
-        added = _install(downloaded, lambda: library.add(downloaded.path, name, origin))
+        added = _install(downloaded, lambda: library.add(downloaded.path, name, origin, downloaded.reviews))
+    forget_cached(list(downloaded.cached))
     return _got(added, downloaded, started)
 
 
@@ -86,7 +90,9 @@ def update_list(
     previous = library.origin(name)
     if previous is None:
         raise LibraryError(f"{name!r} was added from a file, not downloaded with `get`: there is nothing to update")
-    request = ListRequest(previous.kind, previous.source, name.lower(), previous.all_submissions, previous.max_results)
+    request = ListRequest(
+        previous.kind, previous.source, name.lower(), previous.all_submissions, previous.max_results, previous.reviews
+    )
     if request.kind not in _SOURCES:
         raise LibraryError(f"{name!r} came from an unknown source {previous.kind!r}")
     started = time.monotonic()
@@ -94,7 +100,9 @@ def update_list(
         downloaded = _download(request, folder, on_progress, previous, cancel, library)
         _check(cancel, downloaded.host if downloaded else host_of(previous.url))
         now = _now()
-        if downloaded is None or _sha256(downloaded.path) == previous.sha256:
+        if downloaded is None or (_sha256(downloaded.path) == previous.sha256 and _same_reviews(downloaded, path)):
+            if downloaded is not None:
+                forget_cached(list(downloaded.cached))
             etag = downloaded.etag if downloaded else previous.etag
             last_modified = downloaded.last_modified if downloaded else previous.last_modified
             library.record_origin(
@@ -103,7 +111,8 @@ def update_list(
             host = downloaded.host if downloaded else host_of(previous.url)
             return GotList(shown(name.lower()), path, False, host=host, seconds=time.monotonic() - started)
         origin = _origin(request, downloaded)
-        added = _install(downloaded, lambda: library.replace(name, downloaded.path, origin))
+        added = _install(downloaded, lambda: library.replace(name, downloaded.path, origin, downloaded.reviews))
+    forget_cached(list(downloaded.cached))
     return _got(added, downloaded, started)
 
 
@@ -195,6 +204,7 @@ def _origin(request: ListRequest, downloaded: Downloaded) -> ListOrigin:
         last_modified=downloaded.last_modified,
         sha256=_sha256(downloaded.path),
         all_submissions=request.all_submissions,
+        reviews=request.reviews,
         max_results=request.max_results,
     )
 
@@ -211,7 +221,16 @@ def _got(added: AddedList, downloaded: Downloaded, started: float) -> GotList:
         downloaded.size,
         downloaded.requests,
         time.monotonic() - started,
+        downloaded.reviewed if downloaded.reviews is not None else None,
     )
+
+
+def _same_reviews(downloaded: Downloaded, path: Path) -> bool:
+    """Whether a download's reviews (if it fetched any) are those the list already has."""
+    if downloaded.reviews is None:
+        return True
+    kept = path.parent / REVIEWS_FILE
+    return kept.is_file() and _sha256(kept) == _sha256(downloaded.reviews)
 
 
 def _sha256(path: Path) -> str:

@@ -6,6 +6,8 @@ Accepted papers: `content.venueid=<venue>`; every submission (`--all`, or a venu
 `invitation=<venue>/-/Submission`. One request at a time with a pause between pages; a token from
 ICLR_READER_OPENREVIEW_TOKEN is sent as `Authorization: Bearer` (never on to a redirect's target).
 
+With --reviews, each forum's replies are fetched too, once every page is in (reviews.py).
+
 Each page is streamed into a file and read a note at a time, each note parsed alone from a window of
 the page no larger than NOTE_BYTES, so no page is ever parsed whole in memory. A page may hold no more notes than `limit` asked, a note at most NOTE_BYTES.
 Paging stops with one line, and nothing saved, when the server sends the same notes again or far
@@ -21,8 +23,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from search.corpus.library import ListOrigin
+from search.corpus.library import REVIEWS_FILE, ListOrigin
 from search.errors import SourceError
+from search.sources import reviews
 from search.sources.common import Downloaded, JsonListWriter, base_url, counted, not_paging
 from search.sources.http import Client, HTTPStatusError, host_of
 from search.sources.request import ListRequest, Progress
@@ -132,7 +135,38 @@ def download(
                 " --all gets every submission)"
             )
         writer.finish(count=writer.count)
-    return Downloaded(path, first_url, host, writer.size, requests)
+    if not request.reviews:
+        return Downloaded(path, first_url, host, writer.size, requests)
+    return _with_reviews(path, folder, base, host, client, private, on_progress, requests, first_url, bool(token))
+
+
+def _with_reviews(
+    path: Path,
+    folder: Path,
+    base: str,
+    host: str,
+    client: Client,
+    private: dict[str, str] | None,
+    on_progress: Progress | None,
+    requests: int,
+    first_url: str,
+    has_token: bool,
+) -> Downloaded:
+    """--reviews: each forum's replies (reviews.py), their numbers and decisions written into the
+    list's notes (the list is written again), their text into the side file beside it."""
+    data = load_json(path.read_text(encoding="utf-8"))  # the file just written: our own, within the list limit
+    notes = data["notes"]
+    side_file = folder / REVIEWS_FILE
+    asked, reviewed, cached = reviews.fetch_reviews(
+        notes, base, host, client, side_file, private, on_progress, lambda error: _explain(error, has_token)
+    )
+    with JsonListWriter(path, host, key="notes") as writer:
+        for note in notes:
+            writer.add(note)
+        writer.finish(count=writer.count)
+    return Downloaded(
+        path, first_url, host, writer.size, requests + asked, reviews=side_file, reviewed=reviewed, cached=tuple(cached)
+    )
 
 
 def _page_url(base: str, request: ListRequest, offset: int) -> str:

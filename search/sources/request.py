@@ -37,6 +37,8 @@ class ListRequest:
     """OpenReview: every submission (invitation=<venue>/-/Submission), not only accepted papers."""
     max_results: int | None = None
     """arXiv: how many results at most."""
+    reviews: bool = False
+    """OpenReview: each forum's reviews, meta-review and decision fetched too (search/sources/reviews.py)."""
 
     @property
     def spec(self) -> str:
@@ -50,7 +52,11 @@ class ListRequest:
 
 
 def parse_request(
-    spec: str, name: str | None = None, all_submissions: bool = False, max_results: int | None = None
+    spec: str,
+    name: str | None = None,
+    all_submissions: bool = False,
+    max_results: int | None = None,
+    reviews: bool = False,
 ) -> ListRequest:
     """A ListRequest from the command line's words. Raises SourceError for what cannot be asked."""
     kind, colon, rest = spec.partition(":")
@@ -70,11 +76,14 @@ def parse_request(
         kind, target = PAPERLISTS, f"{parts[0]}{parts[1]}"
     if all_submissions and kind != OPENREVIEW:
         raise SourceError(f"--all is for OpenReview venues (openreview:VENUE_ID), not {spec!r}")
+    if reviews and kind != OPENREVIEW:
+        raise SourceError(f"--reviews is for OpenReview venues (openreview:VENUE_ID), not {spec!r}")
     if max_results is not None and kind != ARXIV:
         raise SourceError(f"--max is for arXiv queries (arxiv:QUERY), not {spec!r}")
     if max_results is not None and max_results < 1:
         raise SourceError(f"--max must be at least 1, not {max_results}")
-    return ListRequest(kind, target, name or default_name(kind, target, all_submissions), all_submissions, max_results)
+    name = name or default_name(kind, target, all_submissions)
+    return ListRequest(kind, target, name, all_submissions, max_results, reviews)
 
 
 def default_name(kind: str, target: str, all_submissions: bool = False) -> str:

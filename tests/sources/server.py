@@ -229,7 +229,7 @@ def loopback_only(monkeypatch) -> None:
 
 def fast(monkeypatch) -> None:
     """Timeouts, backoff and pauses short enough for tests (each still exercised)."""
-    from search.sources import arxiv, http, openreview
+    from search.sources import arxiv, http, openreview, reviews
 
     monkeypatch.setattr(http, "CONNECT_TIMEOUT", 2.0)
     monkeypatch.setattr(http, "READ_TIMEOUT", 1.0)
@@ -237,6 +237,7 @@ def fast(monkeypatch) -> None:
     monkeypatch.setattr(http, "MAX_RETRY_WAIT", 2.0)
     monkeypatch.setattr(arxiv, "PAUSE", 0.0)
     monkeypatch.setattr(openreview, "PAUSE", 0.0)
+    monkeypatch.setattr(reviews, "PAUSE", 0.0)
 
 
 def point_sources_at(monkeypatch, server: LocalServer) -> None:

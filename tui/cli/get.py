@@ -59,6 +59,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="OpenReview: every submission (rejected and withdrawn too), not only accepted papers",
     )
     get.add_argument(
+        "--reviews",
+        action="store_true",
+        help="OpenReview: also fetch each paper's reviews, meta-review and decision (one request per paper, "
+        "paced; a stopped run resumes where it stopped): fills ratings, confidences and decisions, and R in "
+        "the reader shows the reviews",
+    )
+    get.add_argument(
         "--max",
         type=int,
         dest="max_results",
@@ -126,7 +133,9 @@ def _get_lists(args: argparse.Namespace) -> int:
         raise CliError("say which lists to get, e.g. `iclr-reader get iclr2025` (`get --available` lists them)")
     if args.name and len(args.sources) > 1:
         raise CliError("--name names one list: get the lists one at a time to name them")
-    requests = [parse_request(spec, args.name, args.all_submissions, args.max_results) for spec in args.sources]
+    requests = [
+        parse_request(spec, args.name, args.all_submissions, args.max_results, args.reviews) for spec in args.sources
+    ]
     failed = 0
     for request in requests:
         if request.kind == "paperlists" and not in_catalogue(request.target):
@@ -152,7 +161,7 @@ def _get_lists(args: argparse.Namespace) -> int:
 
 
 def update_lists(args: argparse.Namespace) -> int:
-    if args.name or args.all_submissions or args.max_results is not None:
+    if args.name or args.all_submissions or args.reviews or args.max_results is not None:
         raise CliError("--update takes only list names (each list is fetched as it was first asked for)")
     names = args.sources or downloaded_lists()
     if not names:
@@ -204,7 +213,11 @@ def _index() -> str:
 
 def _summary(got: GotList) -> str:
     """1,008 papers from raw.githubusercontent.com (3.7 MB in 0.5 s); 1 record without an abstract skipped"""
-    return f"{counted(got.papers, 'paper')} from {got.host} ({_size(got)}){left_out(got.skipped, got.duplicates)}"
+    reviewed = "" if got.reviewed is None else f", {got.reviewed:,} with reviews"
+    return (
+        f"{counted(got.papers, 'paper')}{reviewed} from {got.host} ({_size(got)})"
+        f"{left_out(got.skipped, got.duplicates)}"
+    )
 
 
 def _bytes(size: int) -> str:
@@ -248,6 +261,8 @@ class _DownloadBar:
         self.shown = True
         if unit == "bytes":
             amount = f"{_bytes(done)}/{_bytes(total)}" if total else _bytes(done)
+        elif unit == "forums":
+            amount = f"reviews of {done:,}/{total:,} papers" if total else f"reviews of {done:,} papers"
         else:
             amount = f"{done:,}/{total:,} papers" if total else f"{done:,} papers"
         width = 30

@@ -182,10 +182,12 @@ def _papers_word(count: int) -> str:
 
 
 def _describe_origin(origin: ListOrigin) -> str:
-    """from paperlists iclr2025, 2025-06-01 12:00 UTC"""
+    """from paperlists iclr2025, 2025-06-01 12:00 UTC; from openreview VENUE (all submissions, reviews), ..."""
     what = origin.source if origin.kind != "arxiv" else repr(origin.source)
     when = origin.fetched_at.replace("T", " ").removesuffix("Z")[:16] + " UTC"
-    return f"from {origin.kind} {what}{' (all submissions)' if origin.all_submissions else ''}, {when}"
+    asked = [said for said, was in (("all submissions", origin.all_submissions), ("reviews", origin.reviews)) if was]
+    options = f" ({', '.join(asked)})" if asked else ""
+    return f"from {origin.kind} {what}{options}, {when}"
 
 
 def _summarize(name: str, files: list[Path], where: str, origin: ListOrigin | None = None) -> ListSummary:

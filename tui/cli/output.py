@@ -207,6 +207,7 @@ def origin_json(origin: ListOrigin) -> JsonObject:
         "etag": origin.etag,
         "last_modified": origin.last_modified,
         "all_submissions": origin.all_submissions,
+        "reviews": origin.reviews,
         "max_results": origin.max_results,
     }
 

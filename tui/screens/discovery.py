@@ -12,7 +12,17 @@ from textual import work
 from textual.binding import Binding
 from textual.screen import Screen
 
-from search import SearchEngine, SearchRequest, facet_tokens, quoted, split_facets, toggle, without_facet
+from search import (
+    SearchEngine,
+    SearchRequest,
+    facet_tokens,
+    has_reviews,
+    quoted,
+    reviews_of,
+    split_facets,
+    toggle,
+    without_facet,
+)
 from tui.preferences import Preferences
 from tui.screens.choosers import Chooser, NameDialog, SavedSearches
 from tui.store_access import StoreAccess
@@ -27,6 +37,7 @@ DISCOVERY_BINDINGS = [
     Binding("ctrl+s", "save_search", "Save search", show=False),
     Binding("S", "saved_searches", "Saved", show=False),
     Binding("p", "people", "People", show=False),
+    Binding("R", "reviews", "Reviews", show=False),
 ]
 MOST_VENUES = 4
 """Venues a person's or institution's count names, most papers first."""
@@ -92,6 +103,34 @@ class DiscoveryActions(Screen[None]):
             return
         self._set_query(f"related:{quoted(paper_id)}")  # ids may hold spaces, quotes, parentheses
         self.action_focus_results()
+
+    def action_reviews(self) -> None:
+        """R: the paper's reviews, meta-reviews and decision, when its list was fetched with
+        `get openreview:VENUE --reviews`; else one line saying why there are none to show."""
+        paper_id = self.current_paper_id()
+        if paper_id is None:
+            self.notify("Select a paper first", severity="warning")
+            return
+        paper = self.engine.paper(paper_id)
+        sources = [source for source in (paper.source, *paper.also_in) if has_reviews(source)]
+        if not sources:
+            self.notify(
+                "No reviews kept for this paper: `iclr-reader get openreview:VENUE --reviews` fetches a venue's",
+                severity="warning",
+            )
+            return
+        # The same paper in two lists is one paper: its forum is its id, or the one its OpenReview page names.
+        site = paper.site or ""
+        forums = dict.fromkeys([paper.id, site.split("forum?id=", 1)[1]] if "forum?id=" in site else [paper.id])
+        found = next(
+            (kept for source in sources for forum in forums if (kept := reviews_of(source, forum)) is not None), None
+        )
+        if found is None or not found.replies:
+            self.notify("OpenReview has no public reviews, meta-review or decision for this paper")
+            return
+        from tui.screens.reviews import ReviewsScreen  # loaded when first opened, not before the first frame
+
+        self.app.push_screen(ReviewsScreen(paper.title or paper.id, found))
 
     def action_people(self) -> None:
         """p: the selected paper's authors (with their institution and country) and institutions;

@@ -1,6 +1,7 @@
 """The "Get a list…" picker: the catalogue of conference lists, filtered as you type (`iclr 2025`,
 `nips2024`), plus whatever else `iclr-reader get` takes (`openreview:VENUE`, `arxiv:QUERY`, a
-name outside the catalogue). It answers with what to get, as the command line would say it."""
+name outside the catalogue; an OpenReview venue is offered with its reviews too, `--reviews`). It
+answers with what to get, as the command line would say it."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from textual.widgets.option_list import Option
 
 from search import available_lists
 from tui.screens.dialogs import DIALOG_CSS, LIST_CSS, ListDialog
+from tui.screens.getting import REVIEWS_FLAG
 
 HINT = "type to filter · ↑↓ choose · enter get (a list you have: update or remove) · esc cancel"
 SHOWN = 200
@@ -86,6 +88,8 @@ class GetListScreen(ListDialog[str | None]):
         if typed and (":" in typed or not shown):
             # Anything the command line takes can be got from here too, catalogued or not.
             shown.insert(0, (f"Get “{typed}”", typed))
+            if typed.casefold().startswith("openreview:") and not typed.endswith(REVIEWS_FLAG):
+                shown.insert(1, (f"Get “{typed}” with its reviews (one request per paper)", f"{typed}{REVIEWS_FLAG}"))
         self.shown = shown
         options = self.query_one(OptionList)
         options.set_options(

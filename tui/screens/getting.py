@@ -20,6 +20,8 @@ from tui import wording
 from tui.messages import DownloadFailed, DownloadProgress, ListDownloaded
 
 GET_BINDINGS = [Binding("ctrl+g", "get_list", "Get a list", show=False)]
+REVIEWS_FLAG = " --reviews"
+"""After an OpenReview venue chosen in the picker, as on the command line: its reviews are fetched too."""
 PROGRESS_INTERVAL = 0.1
 """Seconds between progress messages while a list downloads."""
 
@@ -55,8 +57,10 @@ class ListGetting(Screen[None]):
     def _chosen(self, spec: str | None) -> None:
         if not spec:
             return
+        reviews = spec.endswith(REVIEWS_FLAG)
+        spec = spec.removesuffix(REVIEWS_FLAG).strip() if reviews else spec
         try:
-            request = parse_request(spec)
+            request = parse_request(spec, reviews=reviews)
         except ReaderError as error:
             self.notify(str(error), title="Cannot get that list", severity="error", markup=False)
             return
