@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -23,6 +23,8 @@ from search.query.facets import FACET_NAMES, MATCHES, SORTS, Facets, facet_token
 from search.query.filters import Filters, missing_fields
 from search.query.parse import SEARCH_FIELDS, named_fields, unknown_fields
 from search.query.pasted import explicit_syntax
+from search.query.recommend import Recommendations
+from search.query.recommend import recommend as recommend_papers
 from search.query.runner import QueryRunner
 from search.query.scan import scan
 from search.query.stats import Stats
@@ -318,6 +320,29 @@ class SearchEngine:
             return self._related(paper_id, limit, allowed, Budget(seconds, cancel))
         except SearchStopped:
             return []
+
+    def recommend(
+        self,
+        bookmarks: Sequence[str],
+        removed: Iterable[str] = (),
+        limit: int = 50,
+        cancel: threading.Event | None = None,
+        seconds: float | None = None,
+    ) -> Recommendations:
+        """More like my bookmarks: the papers most like `bookmarks` (paper ids, newest first; the
+        most recent 50 in the loaded lists are compared with), best first, each with the bookmark it
+        is closest to (search/query/recommend.py). Never a bookmarked paper nor one of `removed`
+        (bookmarks the user took away). A cancel or `seconds` running out stops it with what the
+        bookmarks compared so far give, and a notice."""
+        if not self.ready:
+            self.ensure_index()
+        canonical = [self.canonical(paper_id) for paper_id in bookmarks]
+        excluded = {*canonical, *map(self.canonical, removed)}
+
+        def ranking(paper_id: str, depth: int, budget: Budget) -> list[str]:
+            return [hit.paper_id for hit in self._related(paper_id, depth, None, budget)]
+
+        return recommend_papers(canonical, excluded, ranking, self._known, limit, Budget(seconds, cancel))
 
     def _related(self, paper_id: str, limit: int, allowed: frozenset[str] | None, budget: Budget) -> list[Hit]:
         if not self.ready:
