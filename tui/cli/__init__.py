@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from search import ReaderError, __version__
-from tui.cli import bookmarks, get, library, papers
+from tui.cli import bookmarks, get, library, papers, recommend
 from tui.cli.errors import EXIT_USAGE, CliError, has_undecodable, shown
 
 Handler = Callable[[argparse.Namespace], int]
@@ -39,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     # Registration order is the order `--help` lists the commands in.
     papers.register(commands)
     bookmarks.register(commands)
+    recommend.register(commands)
     library.register(commands)
     get.register(commands)
     return parser
