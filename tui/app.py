@@ -164,6 +164,11 @@ class ReaderApp(App[int]):
                 screen.action_stats,
             )
             yield SystemCommand("Related papers", "Papers most like the selected one (r)", screen.action_related)
+            yield SystemCommand(
+                "Recommended",
+                "Papers like your bookmarks, each with the one it is closest to",
+                screen.action_recommended,
+            )
             yield SystemCommand("Lists", "Search all lists or one (ctrl+l)", screen.action_pick_list)
             yield SystemCommand(
                 "Filters and sort", "has:code, is:bookmarked, is:unread, status:, sort: (ctrl+t)", screen.action_filters
