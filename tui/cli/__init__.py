@@ -1,5 +1,5 @@
 """The `iclr-reader` command: the app by default, plus scriptable commands registered by their groups
-(`papers`, `bookmarks`, `library`, `get`). This module builds the parser, runs the chosen command's handler
+(`papers`, `bookmarks`, `recommend`, `library`, `get`). This module builds the parser, runs the chosen command's handler
 and turns every user-facing error into one line on stderr with exit code 2."""
 
 from __future__ import annotations
