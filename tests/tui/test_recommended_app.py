@@ -84,3 +84,24 @@ async def test_b_bookmarks_a_recommended_paper_and_it_leaves_the_list(make_app, 
         await pilot.press("escape")
         assert isinstance(app.screen, MainScreen)
         assert first in app.screen.bookmarked  # the main list shows it bookmarked
+
+
+async def test_a_ranking_that_fails_says_so(make_app, seed_engine, monkeypatch):
+    app = make_app()
+    seed = bitstack(seed_engine)
+    app.store.add(bookmark_of(seed_engine.describe(seed)))
+
+    def broken(*args, **kwargs):
+        raise OSError("disk gone")
+
+    monkeypatch.setattr(seed_engine, "recommend", broken)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+p", *"recommended")
+        await settle(pilot, app)
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert isinstance(app.screen, RecommendedScreen)
+        assert "Could not rank papers like your bookmarks: OSError: disk gone" in shown_text(app.screen)
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainScreen)

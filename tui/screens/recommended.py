@@ -13,7 +13,7 @@ from textual.events import Resize
 from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
-from textual.worker import get_current_worker
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from search import Bookmark, Recommendations, SearchEngine, bookmark_of
 from tui.screens.main import NARROW_WIDTH
@@ -122,6 +122,12 @@ class RecommendedScreen(PaperActions[str | None]):
         result = self.engine.recommend(bookmarks, removed, RECOMMENDED, cancel=worker.cancelled_event)
         if not worker.is_cancelled:
             self.post_message(self.Found(result))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A ranking that failed (a damaged index that could not be repaired, a full disk) says so."""
+        if event.state == WorkerState.ERROR and event.worker.group == "recommend":
+            error = event.worker.error
+            self._say(f"Could not rank papers like your bookmarks: {type(error).__name__}: {error}")
 
     def on_recommended_screen_found(self, message: Found) -> None:
         result = self.result = message.result
