@@ -210,7 +210,9 @@ NO_BOOKMARKS_TO_RECOMMEND = (
 
 def none_loaded(bookmarks: int) -> str:
     """Why there is nothing to recommend when every bookmark's paper is in lists not loaded."""
-    return f"None of your {counted(bookmarks, 'bookmark')} is in the loaded lists: nothing to compare with."
+    if bookmarks == 1:
+        return "Your bookmark is in no loaded list: nothing to compare with."
+    return f"None of your {bookmarks:,} bookmarks is in the loaded lists: nothing to compare with."
 
 
 def recommended_from(used: int, left_out: int, not_loaded: int) -> str:
