@@ -78,6 +78,8 @@ class SearchEngine:
         self._lists_of = lru_cache(maxsize=None)(self._paper_lists)
         self._lists: list[str] | None = None
         self._with_papers: set[str] | None = None
+        self._rankings: tuple[object, dict[tuple[str, int], list[str]]] = (None, {})
+        """Each bookmark's related papers, as recommend ranked them, and the index reader they came from."""
         self._available: AvailableFilters | None = None
         """What the loaded papers let filters find, once the index (with every paper's row) is open."""
         self._filters = Filters(
@@ -339,8 +341,18 @@ class SearchEngine:
         canonical = [self.canonical(paper_id) for paper_id in bookmarks]
         excluded = {*canonical, *map(self.canonical, removed)}
 
+        reader = self._index.reader
+        if self._rankings[0] is not reader:  # another index (rebuilt, a list added): rankings differ
+            self._rankings = (reader, {})
+        kept = self._rankings[1]
+
         def ranking(paper_id: str, depth: int, budget: Budget) -> list[str]:
-            return [hit.paper_id for hit in self._related(paper_id, depth, None, budget)]
+            # Kept while the index is the same: opening Recommended again after bookmarking a few of
+            # its papers ranks only the new bookmarks (each ranking is a related-papers search, about
+            # 0.1-0.3 s at 100,000 papers).
+            if (paper_id, depth) not in kept:
+                kept[paper_id, depth] = [hit.paper_id for hit in self._related(paper_id, depth, None, budget)]
+            return kept[paper_id, depth]
 
         return recommend_papers(canonical, excluded, ranking, self._known, limit, Budget(seconds, cancel))
 

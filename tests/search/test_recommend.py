@@ -102,3 +102,22 @@ def test_two_rankings_for_one_bookmark_add_up_under_it():
     fused = fuse([("a", ["p1", "p2"]), ("b", ["p3"]), ("a", ["p2", "p1"]), ("b", ["p4"])])
     assert {hit.paper_id for hit in fused[:2]} == {"p1", "p2"}  # placed by both of a's rankings
     assert all(hit.closest == "a" for hit in fused[:2])
+
+
+def test_opening_it_again_ranks_only_the_new_bookmarks(library, monkeypatch):
+    ranked = []
+    related = library._related
+
+    def counting(paper_id, *args):
+        ranked.append(paper_id)
+        return related(paper_id, *args)
+
+    monkeypatch.setattr(library, "_related", counting)
+    first = library.recommend(["d0", "b0"], limit=20)
+    assert sorted(ranked) == ["b0", "d0"]
+    again = library.recommend(["d1", "d0", "b0"], limit=20)  # d1 bookmarked from the list
+    assert sorted(ranked) == ["b0", "d0", "d1"]
+    assert "d1" not in [hit.paper_id for hit in again.hits] and "d1" in [hit.paper_id for hit in first.hits]
+    library.ensure_index(rebuild=True)  # another index: its rankings are made afresh
+    library.recommend(["d0"], limit=20)
+    assert ranked[-1] == "d0" and len(ranked) == 4
