@@ -330,12 +330,14 @@ class SearchEngine:
         limit: int = 50,
         cancel: threading.Event | None = None,
         seconds: float | None = None,
+        on_partial: Callable[[Recommendations], None] | None = None,
     ) -> Recommendations:
         """More like my bookmarks: the papers most like `bookmarks` (paper ids, newest first; the
         most recent 50 in the loaded lists are compared with), best first, each with the bookmark it
         is closest to (search/query/recommend.py). Never a bookmarked paper nor one of `removed`
         (bookmarks the user took away). A cancel or `seconds` running out stops it with what the
-        bookmarks compared so far give, and a notice."""
+        bookmarks compared so far give, and a notice; `on_partial` is given the result so far now
+        and then (after the 1st, 2nd, 4th, ... bookmark), for a screen to show meanwhile."""
         if not self.ready:
             self.ensure_index()
         canonical = [self.canonical(paper_id) for paper_id in bookmarks]
@@ -354,7 +356,8 @@ class SearchEngine:
                 kept[paper_id, depth] = [hit.paper_id for hit in self._related(paper_id, depth, None, budget)]
             return kept[paper_id, depth]
 
-        return recommend_papers(canonical, excluded, ranking, self._known, limit, Budget(seconds, cancel))
+        budget = Budget(seconds, cancel)
+        return recommend_papers(canonical, excluded, ranking, self._known, limit, budget, on_partial)
 
     def _related(self, paper_id: str, limit: int, allowed: frozenset[str] | None, budget: Budget) -> list[Hit]:
         if not self.ready:

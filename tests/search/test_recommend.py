@@ -121,3 +121,11 @@ def test_opening_it_again_ranks_only_the_new_bookmarks(library, monkeypatch):
     library.ensure_index(rebuild=True)  # another index: its rankings are made afresh
     library.recommend(["d0"], limit=20)
     assert ranked[-1] == "d0" and len(ranked) == 4
+
+
+def test_partial_results_come_after_the_first_bookmarks(library):
+    partial = []
+    result = library.recommend(["d0", "b0", "g0", "d1", "b1"], limit=20, on_partial=partial.append)
+    assert [p.compared for p in partial] == [1, 2, 4] and result.compared == 5
+    assert {hit.closest for hit in partial[0].hits} == {"d0"}  # the newest bookmark's papers first
+    assert all(p.used == result.used for p in partial)

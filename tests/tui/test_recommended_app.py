@@ -105,3 +105,35 @@ async def test_a_ranking_that_fails_says_so(make_app, seed_engine, monkeypatch):
         assert "Could not rank papers like your bookmarks: OSError: disk gone" in shown_text(app.screen)
         await pilot.press("escape")
         assert isinstance(app.screen, MainScreen)
+
+
+async def test_the_first_bookmarks_papers_show_while_the_rest_are_compared(make_app, seed_engine, monkeypatch):
+    import threading
+
+    app = make_app()
+    seed = bitstack(seed_engine)
+    other = next(paper.id for paper in seed_engine.papers if paper.id != seed)
+    for paper_id in (other, seed):  # seed is the newest
+        app.store.add(bookmark_of(seed_engine.describe(paper_id)))
+    release = threading.Event()
+    recommend = seed_engine.recommend
+
+    def slow_after_the_first(bookmarks, removed, limit, cancel=None, seconds=None, on_partial=None):
+        def partial(result):
+            on_partial(result)
+            release.wait(30)  # the test looks at the screen, then lets the rest come
+
+        return recommend(bookmarks, removed, limit, cancel, seconds, partial)
+
+    monkeypatch.setattr(seed_engine, "recommend", slow_after_the_first)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("tab", "B", "r")
+        screen = app.screen
+        while not screen.shown:
+            await pilot.pause(0.01)
+        assert "Compared with 1 of 2 bookmarks so far" in shown_text(screen)
+        assert "like: BitStack" in shown_text(screen)
+        release.set()
+        await settle(pilot, app)
+        assert "so far" not in shown_text(screen) and screen.result.compared == 2

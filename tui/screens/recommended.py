@@ -119,9 +119,12 @@ class RecommendedScreen(PaperActions[str | None]):
     @work(thread=True, exclusive=True, group="recommend", exit_on_error=False)
     def _rank(self, bookmarks: list[str], removed: list[str]) -> None:
         worker = get_current_worker()
-        result = self.engine.recommend(bookmarks, removed, RECOMMENDED, cancel=worker.cancelled_event)
-        if not worker.is_cancelled:
-            self.post_message(self.Found(result))
+
+        def found(result: Recommendations) -> None:
+            if not worker.is_cancelled:
+                self.post_message(self.Found(result))
+
+        found(self.engine.recommend(bookmarks, removed, RECOMMENDED, worker.cancelled_event, on_partial=found))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A ranking that failed (a damaged index that could not be repaired, a full disk) says so."""
@@ -130,16 +133,23 @@ class RecommendedScreen(PaperActions[str | None]):
             self._say(f"Could not rank papers like your bookmarks: {type(error).__name__}: {error}")
 
     def on_recommended_screen_found(self, message: Found) -> None:
+        """The ranking so far (the first bookmarks' while the rest are compared) or the whole one;
+        the selection stays on its paper, and papers bookmarked here meanwhile stay out."""
+        keep = self.current_id()
         result = self.result = message.result
-        self.shown = [hit.paper_id for hit in result.hits]
+        self.shown = [hit.paper_id for hit in result.hits if hit.paper_id not in self.bookmarked]
         if not result.used:
             self._say(none_loaded(result.not_loaded))
             return
-        if not self.shown:
+        so_far = result.compared < len(result.used) and not result.notice
+        if so_far:
+            self._say(f"Compared with {result.compared:,} of {len(result.used):,} bookmarks so far…")
+        elif not self.shown:
             self._say(result.notice or "No paper shares enough words with your bookmarks to recommend.")
             return
-        self._say(result.notice or "")
-        self._fill()
+        else:
+            self._say(result.notice or "")
+        self._fill(keep=keep)
 
     def _say(self, text: str) -> None:
         """The line above the list (why it is empty, or what stopped it short); blank: none."""
