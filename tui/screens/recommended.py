@@ -27,6 +27,7 @@ from tui.wording import NO_BOOKMARKS_TO_RECOMMEND, counted, none_loaded, recomme
 
 RECOMMENDED = 100
 """Papers the screen lists: enough to browse, few enough to rank in a moment."""
+PAPER_ACTIONS = {binding.action for binding in PAPER_BINDINGS if binding.action != "undo_remove"} | {"open"}
 LIKE = "like: "
 LIKE_STYLE = "dim italic"
 """The line under each row naming the bookmark the paper is most like."""
@@ -157,6 +158,7 @@ class RecommendedScreen(PaperActions[str | None]):
         message.update(Text(text))
         message.display = bool(text)
         self.set_class(not self.shown, "empty")
+        self.refresh_bindings()
 
     def _row(self, paper_id: str, closest: str, venue_width: int, colors: RowColors) -> Text:
         """The result list's row, and under it the bookmark the paper is most like."""
@@ -225,6 +227,10 @@ class RecommendedScreen(PaperActions[str | None]):
             if not self.shown:
                 self._say("Every recommended paper is bookmarked now: open Recommended again for more.")
             options.focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The paper keys only while a paper is listed (the footer shows what works)."""
+        return bool(self.shown) or action not in PAPER_ACTIONS
 
     @on(OptionList.OptionHighlighted, "#recommended-list")
     def moved(self) -> None:
