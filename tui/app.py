@@ -205,6 +205,11 @@ class ReaderApp(App[int]):
                 )
             for name, query in self._saved_searches():
                 yield SystemCommand(f"Saved search: {name}", query, lambda query=query: screen.run_saved_search(query))
+        recommended = getattr(screen, "action_recommended", None)
+        if recommended is not None and not isinstance(screen, MainScreen):  # the bookmarks screen: r
+            yield SystemCommand(
+                "Recommended", "Papers like your bookmarks, each with the one it is closest to (r)", recommended
+            )
         if isinstance(screen, PaperActions):
             yield SystemCommand(
                 "Toggle bookmark", "Bookmark or unbookmark the selected paper (b)", screen.action_toggle_bookmark

@@ -137,3 +137,17 @@ async def test_the_first_bookmarks_papers_show_while_the_rest_are_compared(make_
         release.set()
         await settle(pilot, app)
         assert "so far" not in shown_text(screen) and screen.result.compared == 2
+
+
+async def test_the_bookmarks_screens_palette_opens_it_and_esc_comes_back_there(make_app, seed_engine):
+    app = make_app()
+    app.store.add(bookmark_of(seed_engine.describe(bitstack(seed_engine))))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("tab", "B", "ctrl+p", *"recommended")
+        await settle(pilot, app)
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert isinstance(app.screen, RecommendedScreen) and app.screen.shown
+        await pilot.press("escape")
+        assert isinstance(app.screen, BookmarksScreen)
