@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from search import UserStore
+from search import MAX_BOOKMARKS, UserStore
 from tui.cli.errors import CliError, shown
 from tui.cli.loading import ensure_index, load_engine
 from tui.cli.output import print_json, recommended_json
@@ -22,8 +22,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     recommend = commands.add_parser(
         "recommend",
         help="papers like your bookmarks, each with the bookmark it is closest to",
-        description="The loaded papers most like your bookmarks (the 50 most recent; removed ones are not "
-        "compared with), never a bookmarked or removed one, best first, each with the bookmark it is closest to.",
+        description=f"The loaded papers most like your bookmarks (the {MAX_BOOKMARKS} most recent; removed ones are "
+        "not compared with), never a bookmarked or removed one, best first, each with the bookmark it is closest to.",
     )
     recommend.add_argument("--limit", type=int, default=20, help="number of papers (default 20)")
     recommend.add_argument("--json", action="store_true", help="print JSON")
