@@ -348,7 +348,7 @@ class SearchEngine:
             self._rankings = (reader, {})
         kept = self._rankings[1]
 
-        def ranking(paper_id: str, depth: int, budget: Budget) -> list[str]:
+        def by_words(paper_id: str, depth: int, budget: Budget) -> list[str]:
             # Kept while the index is the same: opening Recommended again after bookmarking a few of
             # its papers ranks only the new bookmarks (each ranking is a related-papers search, about
             # 0.1-0.3 s at 100,000 papers).
@@ -357,7 +357,7 @@ class SearchEngine:
             return kept[paper_id, depth]
 
         budget = Budget(seconds, cancel)
-        return recommend_papers(canonical, excluded, ranking, self._known, limit, budget, on_partial)
+        return recommend_papers(canonical, excluded, [by_words], self._known, limit, budget, on_partial)
 
     def _related(self, paper_id: str, limit: int, allowed: frozenset[str] | None, budget: Budget) -> list[Hit]:
         if not self.ready:

@@ -78,16 +78,17 @@ def fuse(rankings: Iterable[tuple[str, Sequence[str]]], excluded: Iterable[str] 
 def recommend(
     bookmarks: Sequence[str],
     excluded: Iterable[str],
-    ranking: Callable[[str, int, Budget], Sequence[str]],
+    similarities: Sequence[Callable[[str, int, Budget], Sequence[str]]],
     known: Callable[[str], bool],
     limit: int,
     budget: Budget,
     on_partial: Callable[[Recommendations], None] | None = None,
 ) -> Recommendations:
     """The papers most like `bookmarks` (paper ids, newest first, as loaded), never one of
-    `excluded`; `ranking(bookmark, depth, budget)` gives the papers most like one bookmark, best
-    first; `known` says whether a bookmark's paper is loaded. A budget that runs out keeps the
-    rankings made so far, with a notice. `on_partial` is given the result so far after the 1st,
+    `excluded`. Each of `similarities` (by words today; by meaning may join) is called as
+    `similarity(bookmark, depth, budget)` and gives the papers most like one bookmark, best first;
+    `fuse` combines them all. `known` says whether a bookmark's paper is loaded. A budget that runs
+    out keeps the rankings made so far, with a notice. `on_partial` is given the result so far after the 1st,
     2nd, 4th, 8th, ... bookmark (at 100,000 papers each takes a fraction of a second, so 50 take a
     while: a screen can show the first ones meanwhile)."""
     loaded = [paper_id for paper_id in dict.fromkeys(bookmarks) if known(paper_id)]
@@ -95,17 +96,18 @@ def recommend(
     skip = {*excluded, *bookmarks}
     rankings: list[tuple[str, Sequence[str]]] = []
 
-    def result(notice: str | None = None) -> Recommendations:
+    def result(notice: str | None = None, compared: int = 0) -> Recommendations:
         hits = tuple(fuse(rankings, skip)[:limit])
         not_loaded = len(set(bookmarks)) - len(loaded)
-        return Recommendations(hits, used, len(loaded) - len(used), not_loaded, notice, len(rankings))
+        return Recommendations(hits, used, len(loaded) - len(used), not_loaded, notice, compared)
 
-    for bookmark in used:
+    for compared, bookmark in enumerate(used):
         try:
-            rankings.append((bookmark, ranking(bookmark, DEPTH, budget)))
-        except SearchStopped as stopped:
-            return result(f"{stopped.hint}: compared with {len(rankings)} of {len(used)} bookmarks")
-        done = len(rankings)
+            found = [(bookmark, similarity(bookmark, DEPTH, budget)) for similarity in similarities]
+        except SearchStopped as stopped:  # this bookmark's rankings all or none: fused alike
+            return result(f"{stopped.hint}: compared with {compared} of {len(used)} bookmarks", compared)
+        rankings += found
+        done = compared + 1
         if on_partial is not None and done < len(used) and done & (done - 1) == 0:  # 1, 2, 4, 8, ...
-            on_partial(result())
-    return result()
+            on_partial(result(compared=done))
+    return result(compared=len(used))

@@ -129,3 +129,21 @@ def test_partial_results_come_after_the_first_bookmarks(library):
     assert [p.compared for p in partial] == [1, 2, 4] and result.compared == 5
     assert {hit.closest for hit in partial[0].hits} == {"d0"}  # the newest bookmark's papers first
     assert all(p.used == result.used for p in partial)
+
+
+def test_a_second_similarity_joins_the_fusion():
+    """Where a ranking by meaning would join: one more similarity, ranked for every bookmark."""
+    from search.query.budget import Budget
+    from search.query.recommend import recommend
+
+    def by_words(bookmark, depth, budget):
+        return {"a": ["p1", "p2"], "b": ["p3"]}[bookmark]
+
+    def by_meaning(bookmark, depth, budget):
+        return {"a": ["p2", "p4"], "b": ["p3", "p5"]}[bookmark]
+
+    words_only = recommend(["a", "b"], [], [by_words], lambda _: True, 10, Budget(None))
+    both = recommend(["a", "b"], [], [by_words, by_meaning], lambda _: True, 10, Budget(None))
+    assert [hit.paper_id for hit in words_only.hits] == ["p1", "p3", "p2"]
+    assert [hit.paper_id for hit in both.hits][:2] == ["p3", "p2"]  # first or second by both
+    assert {"p4", "p5"} <= {hit.paper_id for hit in both.hits} and both.compared == 2
