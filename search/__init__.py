@@ -37,6 +37,7 @@ from search.models import (
 )
 from search.query.facets import MATCHES, Facets, facet_tokens, quoted, split_facets, toggle, without_facet
 from search.query.highlight import term_ranges
+from search.query.recommend import MAX_BOOKMARKS, Recommendations, Recommended
 from search.query.stats import RatingBucket, Stats
 from search.sources import (
     ARXIV_DEFAULT_MAX,
@@ -77,6 +78,7 @@ __all__ = [
     "BUNDLED_LIST",
     "FORMATS",
     "MATCHES",
+    "MAX_BOOKMARKS",
     "MAX_CORPUS_BYTES",
     "AddedList",
     "AvailableFilters",
@@ -101,6 +103,8 @@ __all__ = [
     "Paper",
     "RatingBucket",
     "ReaderError",
+    "Recommendations",
+    "Recommended",
     "Rendered",
     "Reply",
     "Row",

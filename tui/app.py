@@ -164,6 +164,11 @@ class ReaderApp(App[int]):
                 screen.action_stats,
             )
             yield SystemCommand("Related papers", "Papers most like the selected one (r)", screen.action_related)
+            yield SystemCommand(
+                "Recommended",
+                "Papers like your bookmarks, each with the one it is closest to",
+                screen.action_recommended,
+            )
             yield SystemCommand("Lists", "Search all lists or one (ctrl+l)", screen.action_pick_list)
             yield SystemCommand(
                 "Filters and sort", "has:code, is:bookmarked, is:unread, status:, sort: (ctrl+t)", screen.action_filters
@@ -200,6 +205,11 @@ class ReaderApp(App[int]):
                 )
             for name, query in self._saved_searches():
                 yield SystemCommand(f"Saved search: {name}", query, lambda query=query: screen.run_saved_search(query))
+        recommended = getattr(screen, "action_recommended", None)
+        if recommended is not None and not isinstance(screen, MainScreen):  # the bookmarks screen: r
+            yield SystemCommand(
+                "Recommended", "Papers like your bookmarks, each with the one it is closest to (r)", recommended
+            )
         if isinstance(screen, PaperActions):
             yield SystemCommand(
                 "Toggle bookmark", "Bookmark or unbookmark the selected paper (b)", screen.action_toggle_bookmark

@@ -203,6 +203,30 @@ def bookmarks_title(total: int, shown: int, filtered: bool) -> str:
     return counted(total, "bookmark") + (f", {shown} shown" if filtered else "")
 
 
+NO_BOOKMARKS_TO_RECOMMEND = (
+    "No bookmarks yet: recommendations are papers like your bookmarks. Press b on a paper to keep it."
+)
+
+
+def none_loaded(bookmarks: int) -> str:
+    """Why there is nothing to recommend when every bookmark's paper is in lists not loaded."""
+    if bookmarks == 1:
+        return "Your bookmark is in no loaded list: nothing to compare with."
+    return f"None of your {bookmarks:,} bookmarks is in the loaded lists: nothing to compare with."
+
+
+def recommended_from(used: int, left_out: int, not_loaded: int) -> str:
+    """Which bookmarks recommendations are like: "like your 8 bookmarks", "like your 50 most recent
+    bookmarks (12 older left out)", "...; 2 not in the loaded lists"."""
+    if left_out:
+        said = f"like your {used:,} most recent bookmarks ({left_out:,} older left out)"
+    else:
+        said = "like your bookmark" if used == 1 else f"like your {used:,} bookmarks"
+    if not_loaded:
+        said += f"; {counted(not_loaded, 'bookmark')} not in the loaded lists"
+    return said
+
+
 def download_status(spec: str, done: int, total: int | None, unit: str) -> str:
     """ "Getting iclr2025: 3.2 of 12.5 MB…", "Getting arxiv:cat:cs.LG: 400 of 1,000 papers…"."""
     if unit == "bytes":

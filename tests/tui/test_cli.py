@@ -236,3 +236,31 @@ def test_related_json_and_errors(capsys):
     assert bitstack not in [paper["id"] for paper in related["hits"]]
     code, _, err = run(capsys, "related", "nope")
     assert code == 2 and "no paper with id 'nope'" in err
+
+
+def test_recommend_json_and_plain(capsys):
+    code, out, _ = run(capsys, "recommend")
+    assert code == 0 and out.startswith("No bookmarks yet") and out.count("\n") == 1
+    code, out, _ = run(capsys, "recommend", "--json")
+    assert code == 0 and json.loads(out) == {"bookmarks_used": 0, "left_out": 0, "not_loaded": 0, "hits": []}
+    _, out, _ = run(capsys, "search", "BitStack", "--json")
+    bitstack = json.loads(out)["hits"][0]["id"]
+    _, out, _ = run(capsys, "related", bitstack, "--json", "--limit", "2")
+    first, second = (hit["id"] for hit in json.loads(out)["hits"])
+    run(capsys, "bookmarks", "add", bitstack)
+    run(capsys, "bookmarks", "add", second)
+    run(capsys, "bookmarks", "remove", second)  # removed: neither compared with nor recommended
+    code, out, _ = run(capsys, "recommend", "--json", "--limit", "3")
+    recommended = json.loads(out)
+    assert code == 0 and recommended["bookmarks_used"] == 1 and len(recommended["hits"]) == 3
+    hit = recommended["hits"][0]
+    assert set(hit) == {*PAPER_KEYS, "score", "closest_bookmark"}  # the paper object of show --json
+    assert hit["id"] == first and hit["closest_bookmark"]["id"] == bitstack
+    assert hit["closest_bookmark"]["headline"].startswith("BitStack")
+    assert not {bitstack, second} & {paper["id"] for paper in recommended["hits"]}
+    code, out, _ = run(capsys, "recommend", "--limit", "2")
+    lines = out.splitlines()
+    assert code == 0 and lines[0] == "Papers like your bookmark:" and len(lines) == 5
+    assert lines[1].startswith(first) and lines[2].strip().startswith("like: BitStack")
+    code, _, err = run(capsys, "recommend", "--limit", "0")
+    assert code == 2 and err.count("\n") == 1

@@ -8,6 +8,7 @@ from tui.screens.bookmarks import BookmarksScreen
 from tui.screens.dialogs import LinkPicker, NoteDialog, TagsDialog
 from tui.screens.help import HelpScreen
 from tui.screens.main import MainScreen
+from tui.screens.recommended import RecommendedScreen
 from tui.widgets.reader import ReaderPane
 from tui.widgets.results_list import ResultsList
 from tui.widgets.search_box import SearchBox
@@ -37,6 +38,7 @@ def test_every_binding_is_in_the_key_table():
         SearchBox,
         HelpScreen,
         BookmarksScreen,
+        RecommendedScreen,
         NoteDialog,
         TagsDialog,
         LinkPicker,

@@ -104,6 +104,11 @@ def test_bookmarks_screen(snap_compare, make_app, size):
 
 
 @pytest.mark.parametrize("size", SIZES)
+def test_recommended_screen(snap_compare, make_app, size):
+    assert snap_compare(make_app(), terminal_size=SIZES[size], run_before=with_bookmarks("down", "B", "r"))
+
+
+@pytest.mark.parametrize("size", SIZES)
 def test_note_dialog(snap_compare, make_app, size):
     assert snap_compare(make_app(), terminal_size=SIZES[size], run_before=with_bookmarks("down", "n"))
 

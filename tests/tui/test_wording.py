@@ -12,6 +12,8 @@ from tui.wording import (
     index_failed_status,
     indexing_status,
     lists_label,
+    none_loaded,
+    recommended_from,
     related_paper,
     result_status,
     result_title,
@@ -167,3 +169,12 @@ def test_a_narrow_header_cuts_the_query_then_the_lists_and_keeps_the_count():
     assert plain.fitted(24) == "1,234 matches for “a r…”"
     assert plain.fitted(15) == "1,234 matches"
     assert str(all_papers_title(["iclr2025"], 38)) == all_papers_title(["iclr2025"], 38).fitted(20)
+
+
+def test_recommended_says_which_bookmarks_it_is_like():
+    assert recommended_from(1, 0, 0) == "like your bookmark"
+    assert recommended_from(8, 0, 0) == "like your 8 bookmarks"
+    assert recommended_from(50, 12, 0) == "like your 50 most recent bookmarks (12 older left out)"
+    assert recommended_from(3, 0, 2) == "like your 3 bookmarks; 2 bookmarks not in the loaded lists"
+    assert none_loaded(1) == "Your bookmark is in no loaded list: nothing to compare with."
+    assert none_loaded(2) == "None of your 2 bookmarks is in the loaded lists: nothing to compare with."

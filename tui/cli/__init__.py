@@ -1,5 +1,5 @@
 """The `iclr-reader` command: the app by default, plus scriptable commands registered by their groups
-(`papers`, `bookmarks`, `library`, `get`). This module builds the parser, runs the chosen command's handler
+(`papers`, `bookmarks`, `recommend`, `library`, `get`). This module builds the parser, runs the chosen command's handler
 and turns every user-facing error into one line on stderr with exit code 2."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from search import ReaderError, __version__
-from tui.cli import bookmarks, get, library, papers
+from tui.cli import bookmarks, get, library, papers, recommend
 from tui.cli.errors import EXIT_USAGE, CliError, has_undecodable, shown
 
 Handler = Callable[[argparse.Namespace], int]
@@ -39,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     # Registration order is the order `--help` lists the commands in.
     papers.register(commands)
     bookmarks.register(commands)
+    recommend.register(commands)
     library.register(commands)
     get.register(commands)
     return parser

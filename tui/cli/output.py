@@ -18,6 +18,7 @@ from search import (
     Hit,
     ListOrigin,
     Paper,
+    Recommendations,
     Rendered,
     SearchEngine,
     SearchResult,
@@ -144,6 +145,29 @@ def related_json(engine: SearchEngine, paper_id: str, hits: Sequence[Hit]) -> Js
     """`related --json`: the paper's id and its most similar papers, best first, each in the shape
     `search --json` gives its hits, so one script reads both."""
     return {"id": paper_id, "hits": [hit_json(engine, hit) for hit in hits]}
+
+
+def recommended_json(engine: SearchEngine, result: Recommendations | None) -> JsonObject:
+    """`recommend --json`: how many bookmarks were compared with (`bookmarks_used`; `left_out`:
+    older ones past the 50 most recent; `not_loaded`: in no loaded list) and the papers most like
+    them, best first, each the paper object with its `score` and `closest_bookmark` (`id`,
+    `headline`). No bookmarks (None): zeros and no hits."""
+    if result is None:
+        return {"bookmarks_used": 0, "left_out": 0, "not_loaded": 0, "hits": []}
+    hits = [
+        {
+            **paper_object(engine, hit.paper_id),
+            "score": round(hit.score, 6),
+            "closest_bookmark": {"id": hit.closest, "headline": engine.row(hit.closest).headline},
+        }
+        for hit in result.hits
+    ]
+    return {
+        "bookmarks_used": len(result.used),
+        "left_out": result.left_out,
+        "not_loaded": result.not_loaded,
+        "hits": hits,
+    }
 
 
 def hit_json(engine: SearchEngine, hit: Hit) -> JsonObject:

@@ -12,7 +12,7 @@ from textual.events import Resize
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from search import Bookmark, Row, display_label, shown
+from search import Bookmark, Row, SearchEngine, display_label, shown
 from tui.render import NAME_STYLE, links_text
 from tui.screens.main import NARROW_WIDTH
 from tui.screens.paper_actions import ALREADY_REMOVED, PAPER_BINDINGS, UNDO_TIMEOUT, PaperActions, removed_notice
@@ -117,14 +117,19 @@ class BookmarksScreen(PaperActions[str | None]):
         Binding("g", "first", "First", show=False),
         Binding("G", "last", "Last", show=False),
         Binding("slash", "focus_filter", "Filter", key_display="/"),
+        Binding("r", "recommended", "Recommended"),
         *PAPER_BINDINGS,
     ]
 
-    def __init__(self, loaded_ids: set[str], store_access: StoreAccess | None = None) -> None:
+    def __init__(
+        self, loaded_ids: set[str], store_access: StoreAccess | None = None, engine: SearchEngine | None = None
+    ) -> None:
         """`loaded_ids`: the papers the main reader can open; the others show their saved copy.
-        Without `store_access` there is no store (and nothing to show)."""
+        Without `store_access` there is no store (and nothing to show); `engine`: the loaded papers,
+        for recommendations (r)."""
         super().__init__()
         self.loaded_ids = loaded_ids
+        self.engine = engine
         self.store_access = store_access or StoreAccess()
         self.shown: list[Bookmark] = []
         self.bookmarked: set[str] = set()
@@ -249,6 +254,23 @@ class BookmarksScreen(PaperActions[str | None]):
         self.reload()
         if self.shown:
             self.query_one("#bookmark-list", OptionList).highlighted = min(index, len(self.shown) - 1)
+
+    def action_recommended(self) -> None:
+        """r: papers like these bookmarks; one picked there opens in the main reader."""
+        if self.engine is None:
+            return
+        engine = self.engine
+
+        def picked(paper_id: str | None) -> None:
+            if paper_id is not None:
+                self.dismiss(paper_id)
+            else:
+                bookmark = self.current_bookmark()
+                self.reload(keep=bookmark.paper_id if bookmark else None)  # b there bookmarked papers
+
+        from tui.screens.recommended import RecommendedScreen  # loaded when first opened
+
+        self.app.push_screen(RecommendedScreen(engine, self.store_access), picked)
 
     def action_back(self) -> None:
         """Esc: from a saved copy back to the list (which a narrow terminal shows again); in the

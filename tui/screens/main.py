@@ -645,7 +645,24 @@ class MainScreen(LibraryActions, DiscoveryActions, MarkedActions):
 
         from tui.screens.bookmarks import BookmarksScreen  # loaded when first opened, not before the first frame
 
-        self.app.push_screen(BookmarksScreen(set(self.engine.by_id), self.store_access), opened)  # aliases too
+        self.app.push_screen(
+            BookmarksScreen(set(self.engine.by_id), self.store_access, self.engine), opened
+        )  # aliases too
+
+    def action_recommended(self) -> None:
+        """Papers like the bookmarks, each with the bookmark it is closest to; one picked opens here."""
+        if self.store_access.require(self) is None:
+            return
+
+        def opened(paper_id: str | None) -> None:
+            self._load_marks()
+            self._refill()
+            if paper_id is not None:
+                self._open_bookmarked(paper_id)
+
+        from tui.screens.recommended import RecommendedScreen  # loaded when first opened
+
+        self.app.push_screen(RecommendedScreen(self.engine, self.store_access), opened)
 
     def _open_bookmarked(self, paper_id: str) -> None:
         """Open a paper chosen on the bookmarks screen, keeping the query: selected in the list when it

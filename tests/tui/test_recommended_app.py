@@ -1,0 +1,153 @@
+"""The Recommended screen: papers like the bookmarks, reached from the palette and the bookmarks screen."""
+
+from __future__ import annotations
+
+from search import bookmark_of
+from tests.tui.conftest import settle
+from tui.screens.bookmarks import BookmarksScreen
+from tui.screens.main import MainScreen
+from tui.screens.recommended import RecommendedScreen
+from tui.widgets.reader import ReaderPane
+
+WIDE = (140, 40)
+
+
+def bitstack(engine) -> str:
+    return next(paper.id for paper in engine.papers if engine.describe(paper.id).name == "BitStack")
+
+
+def shown_text(screen) -> str:
+    """What the screen's list and message say, as text."""
+    from textual.widgets import OptionList, Static
+
+    options = screen.query_one("#recommended-list", OptionList)
+    rows = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+    message = screen.query_one("#recommended-message", Static)
+    return "\n".join([str(message.render()) if message.display else "", *rows])
+
+
+async def test_the_palette_opens_it_and_without_bookmarks_it_says_how_to_add_one(make_app):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+p", *"recommended")
+        await settle(pilot, app)  # the palette's search is a worker
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert isinstance(app.screen, RecommendedScreen)
+        assert "No bookmarks yet" in shown_text(app.screen) and "Press b on a paper" in shown_text(app.screen)
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainScreen)
+
+
+async def test_r_on_the_bookmarks_screen_lists_papers_like_them_and_enter_opens_one(make_app, seed_engine):
+    app = make_app()
+    seed = bitstack(seed_engine)
+    app.store.add(bookmark_of(seed_engine.describe(seed)))
+    expected = seed_engine.recommend([seed], limit=3).hits[0].paper_id
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("tab", "B")
+        assert isinstance(app.screen, BookmarksScreen)
+        await pilot.press("r")
+        await settle(pilot, app)
+        screen = app.screen
+        assert isinstance(screen, RecommendedScreen)
+        assert screen.shown[0] == expected and seed not in screen.shown
+        first_row = shown_text(screen).split("\n")[1:3]
+        assert first_row[1].strip().startswith("like: BitStack")
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert isinstance(app.screen, MainScreen)
+        assert app.screen.current_paper_id() == expected
+        assert app.screen.query_one(ReaderPane).shown_id == expected
+
+
+async def test_b_bookmarks_a_recommended_paper_and_it_leaves_the_list(make_app, seed_engine):
+    app = make_app()
+    seed = bitstack(seed_engine)
+    app.store.add(bookmark_of(seed_engine.describe(seed)))
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+p", *"recommended")
+        await settle(pilot, app)  # the palette's search is a worker
+        await pilot.press("enter")
+        await settle(pilot, app)
+        screen = app.screen
+        assert isinstance(screen, RecommendedScreen)
+        first, second = screen.shown[:2]
+        await pilot.press("b")
+        await pilot.pause()
+        assert first in app.store.bookmarked_ids()
+        assert first not in screen.shown and screen.current_id() == second
+        assert seed_engine.row(first).headline[:30] not in shown_text(screen)  # its row is gone too
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainScreen)
+        assert first in app.screen.bookmarked  # the main list shows it bookmarked
+
+
+async def test_a_ranking_that_fails_says_so(make_app, seed_engine, monkeypatch):
+    app = make_app()
+    seed = bitstack(seed_engine)
+    app.store.add(bookmark_of(seed_engine.describe(seed)))
+
+    def broken(*args, **kwargs):
+        raise OSError("disk gone")
+
+    monkeypatch.setattr(seed_engine, "recommend", broken)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+p", *"recommended")
+        await settle(pilot, app)
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert isinstance(app.screen, RecommendedScreen)
+        assert "Could not rank papers like your bookmarks: OSError: disk gone" in shown_text(app.screen)
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainScreen)
+
+
+async def test_the_first_bookmarks_papers_show_while_the_rest_are_compared(make_app, seed_engine, monkeypatch):
+    import threading
+
+    app = make_app()
+    seed = bitstack(seed_engine)
+    other = next(paper.id for paper in seed_engine.papers if paper.id != seed)
+    for paper_id in (other, seed):  # seed is the newest
+        app.store.add(bookmark_of(seed_engine.describe(paper_id)))
+    release = threading.Event()
+    recommend = seed_engine.recommend
+
+    def slow_after_the_first(bookmarks, removed, limit, cancel=None, seconds=None, on_partial=None):
+        def partial(result):
+            on_partial(result)
+            release.wait(30)  # the test looks at the screen, then lets the rest come
+
+        return recommend(bookmarks, removed, limit, cancel, seconds, partial)
+
+    monkeypatch.setattr(seed_engine, "recommend", slow_after_the_first)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("tab", "B", "r")
+        screen = app.screen
+        while not screen.shown:
+            await pilot.pause(0.01)
+        assert "Compared with 1 of 2 bookmarks so far" in shown_text(screen)
+        assert "like: BitStack" in shown_text(screen)
+        release.set()
+        await settle(pilot, app)
+        assert "so far" not in shown_text(screen) and screen.result.compared == 2
+
+
+async def test_the_bookmarks_screens_palette_opens_it_and_esc_comes_back_there(make_app, seed_engine):
+    app = make_app()
+    app.store.add(bookmark_of(seed_engine.describe(bitstack(seed_engine))))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("tab", "B", "ctrl+p", *"recommended")
+        await settle(pilot, app)
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert isinstance(app.screen, RecommendedScreen) and app.screen.shown
+        await pilot.press("escape")
+        assert isinstance(app.screen, BookmarksScreen)

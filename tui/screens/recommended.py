@@ -1,0 +1,263 @@
+"""The Recommended screen: papers like the user's bookmarks (never one of them, nor a removed one),
+each row saying which bookmark it is closest to; enter opens one in the main reader, b bookmarks it
+(and it leaves the list)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.events import Resize
+from textual.message import Message
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from search import Bookmark, Recommendations, SearchEngine, bookmark_of
+from tui.screens.main import NARROW_WIDTH
+from tui.screens.paper_actions import PAPER_BINDINGS, PaperActions
+from tui.store_access import StoreAccess
+from tui.widgets.footer import KeyBar
+from tui.widgets.header import AppHeader
+from tui.widgets.reader import ReaderPane
+from tui.widgets.results_list import RowColors, row_text, venue_column_width
+from tui.wording import NO_BOOKMARKS_TO_RECOMMEND, counted, none_loaded, recommended_from
+
+RECOMMENDED = 100
+"""Papers the screen lists: enough to browse, few enough to rank in a moment."""
+PAPER_ACTIONS = {binding.action for binding in PAPER_BINDINGS if binding.action != "undo_remove"} | {"open"}
+LIKE = "like: "
+LIKE_STYLE = "dim italic"
+"""The line under each row naming the bookmark the paper is most like."""
+
+
+class RecommendedScreen(PaperActions[str | None]):
+    """Dismisses with a paper id to open it in the main reader, or None to go back.
+
+    Laid out like the bookmarks screen: the list on the left, the selected paper on the right (in a
+    narrow terminal the list takes the screen; enter opens the paper in the main reader). The
+    ranking runs in a thread: many bookmarks over a big library take a while."""
+
+    DEFAULT_CSS = """
+    RecommendedScreen { layout: vertical; }
+    RecommendedScreen #recommended-message { height: auto; padding: 0 1; color: $text-muted; }
+    RecommendedScreen #recommended-panes { height: 1fr; }
+    RecommendedScreen #recommended-list {
+        width: 45%; height: 1fr; border: round $border-blurred; text-wrap: nowrap; text-overflow: ellipsis;
+    }
+    RecommendedScreen #recommended-list:focus { border: round $accent; }
+    RecommendedScreen #recommended-view { width: 1fr; height: 1fr; border: round $border-blurred; padding: 0 1; }
+    RecommendedScreen #recommended-view:focus { border: round $accent; }
+    RecommendedScreen.narrow #recommended-list { width: 1fr; }
+    RecommendedScreen.narrow #recommended-view { display: none; }
+    RecommendedScreen.empty #recommended-panes { display: none; }
+    """
+
+    BINDINGS = [
+        Binding("escape", "back", "Back"),
+        Binding("enter", "open", "Open"),
+        Binding("l", "open", "Open", show=False),
+        Binding("j", "move(1)", "Down", show=False),
+        Binding("k", "move(-1)", "Up", show=False),
+        Binding("g", "first", "First", show=False),
+        Binding("G", "last", "Last", show=False),
+        *PAPER_BINDINGS,
+    ]
+
+    class Found(Message):
+        """The recommendations are ranked (in the worker thread)."""
+
+        def __init__(self, result: Recommendations) -> None:
+            super().__init__()
+            self.result = result
+
+    def __init__(self, engine: SearchEngine, store_access: StoreAccess | None = None) -> None:
+        super().__init__()
+        self.engine = engine
+        self.store_access = store_access or StoreAccess()
+        self.bookmarked: set[str] = set()
+        self.result: Recommendations | None = None
+        self.shown: list[str] = []
+        """The papers listed, best first: the result's, less those bookmarked here since."""
+
+    def compose(self) -> ComposeResult:
+        yield AppHeader()
+        yield Static(id="recommended-message")
+        with Horizontal(id="recommended-panes"):
+            yield OptionList(id="recommended-list")
+            yield ReaderPane(id="recommended-view")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self._apply_width(self.app.size.width)
+        self.query_one(AppHeader).show("Recommended")
+        self.query_one("#recommended-list", OptionList).focus()
+        self.watch(self.app, "theme", lambda: self._fill(keep=self.current_id()), init=False)
+        self.refresh_recommendations()
+
+    def on_resize(self, event: Resize) -> None:
+        self._apply_width(event.size.width)
+
+    def _apply_width(self, width: int) -> None:
+        self.set_class(width < NARROW_WIDTH, "narrow")
+
+    def refresh_recommendations(self) -> None:
+        """Read the bookmarks (newest first) and the removed ones, and rank in a thread."""
+        ok, marks = self.store_access.call(
+            self, lambda store: ([b.paper_id for b in store.bookmarks()], [b.paper_id for b in store.removed()])
+        )
+        bookmarks, removed = marks if ok and marks else ([], [])
+        self.bookmarked = {self.engine.canonical(paper_id) for paper_id in bookmarks}
+        if not bookmarks:
+            self._say(NO_BOOKMARKS_TO_RECOMMEND)
+            return
+        waiting = "" if self.engine.ready else " (once the index is built)"
+        self._say(f"Finding papers like your bookmarks{waiting}…")
+        self._rank(bookmarks, removed)
+
+    @work(thread=True, exclusive=True, group="recommend", exit_on_error=False)
+    def _rank(self, bookmarks: list[str], removed: list[str]) -> None:
+        worker = get_current_worker()
+
+        def found(result: Recommendations) -> None:
+            if not worker.is_cancelled:
+                self.post_message(self.Found(result))
+
+        found(self.engine.recommend(bookmarks, removed, RECOMMENDED, worker.cancelled_event, on_partial=found))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A ranking that failed (a damaged index that could not be repaired, a full disk) says so."""
+        if event.state == WorkerState.ERROR and event.worker.group == "recommend":
+            error = event.worker.error
+            self._say(f"Could not rank papers like your bookmarks: {type(error).__name__}: {error}")
+
+    def on_recommended_screen_found(self, message: Found) -> None:
+        """The ranking so far (the first bookmarks' while the rest are compared) or the whole one;
+        the selection stays on its paper, and papers bookmarked here meanwhile stay out."""
+        keep = self.current_id()
+        result = self.result = message.result
+        self.shown = [hit.paper_id for hit in result.hits if hit.paper_id not in self.bookmarked]
+        if not result.used:
+            self._say(none_loaded(result.not_loaded))
+            return
+        so_far = result.compared < len(result.used) and not result.notice
+        if so_far:
+            self._say(f"Compared with {result.compared:,} of {len(result.used):,} bookmarks so far…")
+        elif not self.shown:
+            self._say(result.notice or "No paper shares enough words with your bookmarks to recommend.")
+            return
+        else:
+            self._say(result.notice or "")
+        self._fill(keep=keep)
+
+    def _say(self, text: str) -> None:
+        """The line above the list (why it is empty, or what stopped it short); blank: none."""
+        message = self.query_one("#recommended-message", Static)
+        message.update(Text(text))
+        message.display = bool(text)
+        self.set_class(not self.shown, "empty")
+        self.refresh_bindings()
+
+    def _row(self, paper_id: str, closest: str, venue_width: int, colors: RowColors) -> Text:
+        """The result list's row, and under it the bookmark the paper is most like."""
+        text = row_text(
+            self.engine.row(paper_id), self.engine.paper(paper_id).venue, venue_width=venue_width, colors=colors
+        )
+        text.append("\n")
+        text.append(f"    {LIKE}{self.engine.row(closest).headline}", style=LIKE_STYLE)
+        return text
+
+    def _fill(self, keep: str | None = None) -> None:
+        if self.result is None:
+            return
+        result = self.result
+        said = recommended_from(len(result.used), result.left_out, result.not_loaded)
+        self.query_one(AppHeader).show(f"Recommended · {counted(len(self.shown), 'paper')} {said}")
+        closest = {hit.paper_id: hit.closest for hit in self.result.hits}
+        venue_width = venue_column_width(self.engine.paper(paper_id).venue for paper_id in self.shown)
+        if len({self.engine.paper(paper_id).venue for paper_id in self.shown}) < 2:
+            venue_width = 0  # one venue: the column says nothing
+        colors = RowColors.for_theme(self.app.current_theme.dark)
+        options = self.query_one("#recommended-list", OptionList)
+        options.set_options(
+            Option(self._row(paper_id, closest[paper_id], venue_width, colors), id=paper_id) for paper_id in self.shown
+        )
+        if self.shown:
+            options.highlighted = self.shown.index(keep) if keep in self.shown else 0
+        self.set_class(not self.shown, "empty")
+        self._preview()
+
+    def _preview(self) -> None:
+        paper_id = self.current_id()
+        if paper_id is not None and not self.has_class("narrow"):
+            self.query_one(ReaderPane).show_paper(self.engine.paper(paper_id), self.engine.describe, (), None)
+
+    def current_id(self) -> str | None:
+        index = self.query_one("#recommended-list", OptionList).highlighted
+        if index is None or not 0 <= index < len(self.shown):
+            return None
+        return self.shown[index]
+
+    def current_bookmark(self) -> Bookmark | None:
+        paper_id = self.current_id()
+        if paper_id is None:
+            return None
+        _ok, stored = self.store_access.call(self, lambda store: store.get(paper_id), quiet=True)
+        return stored or bookmark_of(self.engine.describe(paper_id))
+
+    def bookmarks_changed(self, paper_id: str) -> None:
+        """A paper bookmarked here leaves the list (it is one of the bookmarks now); one unbookmarked
+        or restored changes what is like them: the list stays until it is opened again."""
+        ok, stored = self.store_access.call(self, lambda store: store.get(paper_id), quiet=True)
+        if not ok:
+            return
+        paper_id = self.engine.canonical(paper_id)
+        if stored is None:
+            self.bookmarked.discard(paper_id)
+            return
+        self.bookmarked.add(paper_id)
+        if paper_id in self.shown:
+            options = self.query_one("#recommended-list", OptionList)
+            index = self.shown.index(paper_id)
+            self.shown.remove(paper_id)
+            after = self.shown[min(index, len(self.shown) - 1)] if self.shown else None
+            self._fill(keep=after)
+            if not self.shown:
+                self._say("Every recommended paper is bookmarked now: open Recommended again for more.")
+            options.focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The paper keys only while a paper is listed (the footer shows what works)."""
+        return bool(self.shown) or action not in PAPER_ACTIONS
+
+    @on(OptionList.OptionHighlighted, "#recommended-list")
+    def moved(self) -> None:
+        self._preview()
+
+    @on(OptionList.OptionSelected, "#recommended-list")
+    def selected(self) -> None:
+        self.action_open()
+
+    def action_move(self, delta: int) -> None:
+        options = self.query_one("#recommended-list", OptionList)
+        options.action_cursor_down() if delta > 0 else options.action_cursor_up()
+
+    def action_first(self) -> None:
+        self.query_one("#recommended-list", OptionList).action_first()
+
+    def action_last(self) -> None:
+        self.query_one("#recommended-list", OptionList).action_last()
+
+    def action_open(self) -> None:
+        paper_id = self.current_id()
+        if paper_id is not None:
+            self.dismiss(paper_id)
+
+    def action_back(self) -> None:
+        """Esc: from the paper on the right back to the list; else back where it was opened from."""
+        if self.focused is self.query_one(ReaderPane):
+            self.query_one("#recommended-list", OptionList).focus()
+        else:
+            self.dismiss(None)
