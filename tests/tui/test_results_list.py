@@ -66,6 +66,8 @@ async def test_a_result_whose_visible_rows_are_the_same_draws_no_line_again():
         # the same first screen, more papers after it (a longer result): nothing on screen changed
         assert await drawn_after(app, pilot, [*ids, "p50", "p51"], row_maker()) == []
         assert screen_lines(app)[:3] == ["p0 title", "p1 title", "p2 title"]
+        # (and the waits are long enough for a paint: one row that reads otherwise is drawn)
+        assert await drawn_after(app, pilot, ids, row_maker(marked="p1")) == [1]
 
 
 async def test_only_the_lines_that_changed_are_drawn_and_the_screen_shows_them():
