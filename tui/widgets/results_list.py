@@ -243,7 +243,12 @@ class ResultsList(ScrollView, can_focus=True):
 
     def show(self, paper_ids: list[str], make_row: MakeRow, more: bool = False) -> None:
         """Replace the list, scrolled to the top; the first paper is highlighted (no message: the
-        caller knows what it listed)."""
+        caller knows what it listed).
+
+        Only the lines that show something else are drawn again: while a word is typed, the
+        papers on screen often stay where they were (a keystroke's repaint was a third of its
+        cost, the list's lines most of it)."""
+        before = self._on_screen()
         self.paper_ids = list(paper_ids)
         self._asked = True  # (nothing is asked for while the view moves to the top of the new list)
         self._makers = [(0, make_row)]
@@ -251,9 +256,33 @@ class ResultsList(ScrollView, can_focus=True):
         self._highlighted = 0 if self.paper_ids else None
         self._hover = None
         self.scroll_to(y=0, animate=False, immediate=True)
-        self._length_changed()
+        laid_out = self._length_changed(repaint=False)
         self.more, self._asked = more, False
-        self.refresh()
+        after = None if laid_out or before is None else self._on_screen()
+        if after is None or len(after) != len(before):  # type: ignore[arg-type]
+            self.refresh()
+            return
+        for y, (old, new) in enumerate(zip(before, after)):  # type: ignore[arg-type]
+            if old != new:
+                self.refresh_line(y)
+
+    def _on_screen(self) -> list[tuple] | None:
+        """What each line of the view shows, from the top of the list (a paper's id, its row and
+        whether it is highlighted; None past the end); None when the view is not at the top or has
+        no size (every line is drawn again then)."""
+        height = self.scrollable_content_region.height
+        width = self.scrollable_content_region.width
+        if not self.is_mounted or not height or not width or round(self.scroll_y) != 0:
+            return None
+        shown: list[tuple] = []
+        for index in range(height):
+            if index >= len(self.paper_ids):
+                shown.append((None,))
+                continue
+            paper_id = self.paper_ids[index]
+            row = self._row(index, paper_id, width)
+            shown.append((paper_id, row.plain, row._spans, row.style, index == self._highlighted, index == self._hover))
+        return shown
 
     def extend(self, paper_ids: list[str], make_row: MakeRow, more: bool = False) -> None:
         """List these papers after the ones listed; the selection stays where it is."""
@@ -315,19 +344,20 @@ class ResultsList(ScrollView, can_focus=True):
             self._asked = True
             self.post_message(self.WantMore(to_last))
 
-    def _length_changed(self) -> None:
+    def _length_changed(self, repaint: bool = True) -> bool:
         """The list's scrollable height is its number of papers. A new length lays out the screen only
-        when the scrollbar comes or goes; otherwise the list and its scrollbar repaint. (Textual lays
-        out the whole screen for any new virtual size: 8-14 ms a time at 10,745 papers, measured, on
-        a third of the benchmark's keystrokes.)"""
+        when the scrollbar comes or goes; otherwise the scrollbar repaints, and the list too unless
+        not `repaint` (the caller repaints what changed). (Textual lays out the whole screen for any
+        new virtual size: 8-14 ms a time at 10,745 papers, measured, on a third of the benchmark's
+        keystrokes.) True when the screen is laid out (everything is drawn again)."""
         size = Size(0, len(self.paper_ids))  # (rows are cut to the width: the list never scrolls sideways)
         if size == self.virtual_size:
-            return
+            return False
         height = self.scrollable_content_region.height
         scrollbar = self.show_vertical_scrollbar
         if not self.is_mounted or not height or scrollbar != (size.height > height):
             self.virtual_size = size  # a layout: the scrollbar comes or goes, or the list has no size yet
-            return
+            return True
         self.set_reactive(ResultsList.virtual_size, size)
         if scrollbar:
             bar = self.vertical_scrollbar
@@ -335,7 +365,10 @@ class ResultsList(ScrollView, can_focus=True):
             bar.window_size = height
         if self.scroll_y > self.max_scroll_y:
             self.scroll_to(y=self.max_scroll_y, animate=False)
-        self.refresh()
+            repaint = True
+        if repaint:
+            self.refresh()
+        return False
 
     def _scroll_into_view(self, index: int) -> None:
         height = self.scrollable_content_region.height
