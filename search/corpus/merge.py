@@ -61,9 +61,9 @@ def merge(papers: Sequence[Paper]) -> Merged:
     files: dict[int, set[str]] = {}
     """A group holding papers of more than one file -> its files (the others hold their first paper's)."""
     openings: dict[str, int | None] = {}
-    """An abstract's opening -> the group, made by a paper that starts so, whose abstract is not
-    folded yet (None: it is in `by_abstract`). Most openings are a single paper's: their abstracts
-    are never folded."""
+    """An abstract's opening and ending -> the group, made by a paper that starts and ends so, whose
+    abstract is not folded yet (None: it is in `by_abstract`). Most are a single paper's: their
+    abstracts are never folded (lists of one template, "We study ...", differ at the end)."""
     by_abstract: dict[str, _SameAbstract] = {}
     """A folded abstract -> the groups whose first paper has it."""
 
@@ -74,10 +74,11 @@ def merge(papers: Sequence[Paper]) -> Merged:
     for paper in papers:
         target = by_id.get(paper.id)
         keys = _keys(paper) if across_files else ()
-        opening = _opening(paper.abstract) if across_files else None
+        abstract = paper.abstract if across_files else ""  # read once (it may be kept on disk: kept.py)
+        opening = _ends(abstract) if across_files else None
         folded = None
-        if opening is not None and opening in openings:  # another paper starts so: whole abstracts decide
-            folded = _folded(paper.abstract)
+        if opening is not None and opening in openings:  # another paper starts and ends so: whole abstracts decide
+            folded = _folded(abstract)
             waiting = openings[opening]
             if waiting is not None:
                 openings[opening] = None
@@ -151,15 +152,18 @@ def _forum(url: str | None) -> str | None:
 _OPENING = 64
 
 
-def _opening(abstract: str) -> str | None:
-    """The abstract's first characters with whitespace removed and case folded: equal abstracts
-    (whitespace and case folded) have equal openings, and it is cheap to compute for every paper."""
+def _ends(abstract: str) -> str | None:
+    """The abstract's first and last characters with whitespace removed and case folded: equal
+    abstracts (whitespace and case folded) have equal ends (removing whitespace and folding case go
+    character by character, so the ends of a slice are the ends of the whole), and they are cheap
+    to compute for every paper."""
     if len(abstract) < MIN_ABSTRACT_CHARS:
         return None
     opening = "".join(abstract[: 2 * _OPENING].split()).casefold()
-    if len(opening) < _OPENING:
-        opening = "".join(abstract.split()).casefold()
-    return opening[:_OPENING]
+    ending = "".join(abstract[-2 * _OPENING :].split()).casefold()
+    if len(opening) < _OPENING or len(ending) < _OPENING:
+        opening = ending = "".join(abstract.split()).casefold()
+    return f"{opening[:_OPENING]}\0{ending[-_OPENING:]}"
 
 
 def _folded(abstract: str) -> str | None:

@@ -199,7 +199,7 @@ def test_the_papers_name_the_file_as_it_was_given(tmp_path, monkeypatch):
 def test_a_new_version_of_the_code_loads_the_files_again(tmp_path, monkeypatch):
     path = write(tmp_path, "one.json", ONE)
     load_corpus([path], keep=True)
-    monkeypatch.setattr(snapshot.parsed, "code_digest", lambda: "another version")
+    monkeypatch.setattr(snapshot, "code_digest", lambda: "another version")
     calls = []
     real = loader._parsed
     monkeypatch.setattr(loader, "_parsed", lambda *args: calls.append(1) or real(*args))
@@ -312,7 +312,7 @@ def test_papers_from_the_saved_corpus_reach_the_index_builds_whole(tmp_path):
 
 def saved_files() -> list[Path]:
     cache = paths.cache_dir()
-    return sorted([*(cache / "parsed").glob("*.json"), *(cache / snapshot.CACHE_FOLDER).glob("*.bin")])
+    return sorted([*(cache / "parsed").glob("*.bin"), *(cache / snapshot.CACHE_FOLDER).glob("*.bin")])
 
 
 def test_a_start_can_save_its_parse_once_it_is_up(tmp_path, files_not_read):

@@ -145,7 +145,12 @@ def test_facts_survive_the_parsed_cache_and_the_saved_corpus(tmp_path, monkeypat
     first = load_corpus([path], keep=True)
     with monkeypatch.context() as patched:
         patched.setattr(loader, "parse", lambda *_: pytest.fail("the unchanged file was parsed again"))
-        patched.setattr(snapshot, "read", lambda key: None)  # each file's parse from parsed/
+        whole = snapshot.read
+        patched.setattr(  # each file's parse from parsed/, not the merged corpus
+            snapshot,
+            "read",
+            lambda key, folder=snapshot.CACHE_FOLDER: None if folder == snapshot.CACHE_FOLDER else whole(key, folder),
+        )
         from_parse = load_corpus([path])
     monkeypatch.setattr(loader, "_parsed", lambda *_: pytest.fail("a file was read again"))
     from_snapshot = load_corpus([path], keep=True)
@@ -159,15 +164,19 @@ def test_facts_survive_the_parsed_cache_and_the_saved_corpus(tmp_path, monkeypat
     assert from_snapshot.papers[1].facts.bibtex is None
 
 
-def test_an_entry_of_the_old_row_shape_is_parsed_afresh_not_a_crash(tmp_path):
+def test_an_entry_of_an_earlier_version_is_parsed_afresh_not_a_crash(tmp_path, monkeypatch):
     path = tmp_path / "conf2025.json"
     path.write_text(json.dumps([RATED]), encoding="utf-8")
     load_corpus([path])
-    entry = next((paths.cache_dir() / parsed.CACHE_FOLDER).glob("*.json"))
-    document = json.loads(entry.read_text())
-    document["papers"] = [row[:15] for row in document["papers"]]  # as FORMAT 2 wrote them
-    entry.write_text(json.dumps(document))
+    assert len(list((paths.cache_dir() / parsed.CACHE_FOLDER).glob("*.bin"))) == 1
+    monkeypatch.setattr(snapshot, "_MAGIC", b"iclr-reader corpus 3\n")  # rows of another shape
+    load_corpus([path])
+    monkeypatch.undo()
+    calls = []
+    real_parse = loader.parse
+    monkeypatch.setattr(loader, "parse", lambda *args: calls.append(1) or real_parse(*args))
     again = load_corpus([path])
+    assert calls == [1]
     assert again.papers[0].rating == 7.0 and again.papers[0].facts.tldr == "Scores, read."
 
 
