@@ -14,6 +14,7 @@ are aliases of its id, so a bookmark made on any of them still finds it.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -49,10 +50,11 @@ class Merged:
     """How many papers were merged into one found earlier."""
 
 
-def merge(papers: Sequence[Paper]) -> Merged:
+def merge(papers: Sequence[Paper], ends: Sequence[bytes | None] | None = None) -> Merged:
     """Linear in the number of papers (and their abstracts' length), whatever they hold: each paper
     is looked up by its id, keys and folded abstract in dicts, never compared with the papers before
-    it; only the groups merged into are sorted (n log n at worst)."""
+    it; only the groups merged into are sorted (n log n at worst). `ends`: each paper's
+    `abstract_ends` where known (None: computed here, reading each abstract)."""
     groups: list[list[Paper]] = []
     by_id: dict[str, int] = {}
     """A paper's id -> its group."""
@@ -60,7 +62,7 @@ def merge(papers: Sequence[Paper]) -> Merged:
     """An OpenReview forum or arXiv id -> the first group that has it."""
     files: dict[int, set[str]] = {}
     """A group holding papers of more than one file -> its files (the others hold their first paper's)."""
-    openings: dict[str, int | None] = {}
+    openings: dict[bytes, int | None] = {}
     """An abstract's opening and ending -> the group, made by a paper that starts and ends so, whose
     abstract is not folded yet (None: it is in `by_abstract`). Most are a single paper's: their
     abstracts are never folded (lists of one template, "We study ...", differ at the end)."""
@@ -71,14 +73,15 @@ def merge(papers: Sequence[Paper]) -> Merged:
         return groups[group][0].source == source or source in files.get(group, ())
 
     across_files = len({paper.source for paper in papers}) > 1  # one file: only the same id is the same paper
-    for paper in papers:
+    for at, paper in enumerate(papers):
         target = by_id.get(paper.id)
         keys = _keys(paper) if across_files else ()
-        abstract = paper.abstract if across_files else ""  # read once (it may be kept on disk: kept.py)
-        opening = _ends(abstract) if across_files else None
+        opening = None
+        if across_files:  # the abstract is read only when not known (it may be kept on disk: kept.py)
+            opening = ends[at] if ends is not None else abstract_ends(paper.abstract)
         folded = None
         if opening is not None and opening in openings:  # another paper starts and ends so: whole abstracts decide
-            folded = _folded(abstract)
+            folded = _folded(paper.abstract)
             waiting = openings[opening]
             if waiting is not None:
                 openings[opening] = None
@@ -152,18 +155,21 @@ def _forum(url: str | None) -> str | None:
 _OPENING = 64
 
 
-def _ends(abstract: str) -> str | None:
-    """The abstract's first and last characters with whitespace removed and case folded: equal
-    abstracts (whitespace and case folded) have equal ends (removing whitespace and folding case go
-    character by character, so the ends of a slice are the ends of the whole), and they are cheap
-    to compute for every paper."""
+def abstract_ends(abstract: str) -> bytes | None:
+    """A digest of the abstract's first and last characters with whitespace removed and case
+    folded: equal abstracts (whitespace and case folded) have equal ends (removing whitespace and
+    folding case go character by character, so the ends of a slice are the ends of the whole), so
+    only abstracts with equal digests are folded whole and compared. None for an abstract too short
+    to be compared. Kept with each file's parse (parsed.py): a merge of unchanged lists reads none
+    of their abstracts."""
     if len(abstract) < MIN_ABSTRACT_CHARS:
         return None
-    opening = "".join(abstract[: 2 * _OPENING].split()).casefold()
-    ending = "".join(abstract[-2 * _OPENING :].split()).casefold()
-    if len(opening) < _OPENING or len(ending) < _OPENING:
-        opening = ending = "".join(abstract.split()).casefold()
-    return f"{opening[:_OPENING]}\0{ending[-_OPENING:]}"
+    head = "".join(abstract[: 2 * _OPENING].split()).casefold()  # folded before it is cut: ß folds to ss
+    tail = "".join(abstract[-2 * _OPENING :].split()).casefold()
+    if len(head) < _OPENING or len(tail) < _OPENING:
+        head = tail = "".join(abstract.split()).casefold()
+    ends = f"{head[:_OPENING]}\0{tail[-_OPENING:]}"
+    return hashlib.blake2b(ends.encode("utf-8", "surrogatepass"), digest_size=12).digest()
 
 
 def _folded(abstract: str) -> str | None:

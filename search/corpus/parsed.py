@@ -7,19 +7,22 @@ An entry is one of snapshot.py's sealed entries, for one file: keyed by the file
 marshal's format, written with marshal and sealed with this user's key, so it is trusted only if
 this user's reader wrote it (one byte changed anywhere, an entry for another file or another key:
 the file is parsed afresh and the entry rewritten). Like the saved corpus it leaves the abstracts in
-the entry, read when a paper's abstract is (kept.py): unchanged lists do not hold theirs in memory.
+the entry, read when a paper's abstract is (kept.py): unchanged lists do not hold theirs in memory,
+and the merge reads none of them (each paper's merge.abstract_ends is kept with it).
 It is derived data: deleting it costs one slower start, and failing to write it costs nothing.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
 from search import paths
 from search.corpus import snapshot
 from search.corpus.formats import Parsed
+from search.corpus.merge import abstract_ends
 
 CACHE_FOLDER = "parsed"
 KEPT_ENTRIES = 64
@@ -41,8 +44,11 @@ def parsed_file(
     found = snapshot.read(key, CACHE_FOLDER)
     if found is not None:
         with contextlib.suppress(KeyError, TypeError, ValueError):
-            return Parsed(list(found["papers"]), found["skipped"], found["venue"], found["format"])
+            papers, ends = list(found["papers"]), found["ends"]
+            if len(ends) == len(papers):
+                return Parsed(papers, found["skipped"], found["venue"], found["format"], ends)
     result = parse()  # the stamp was taken before reading, so a file changed meanwhile is re-parsed next time
+    result = dataclasses.replace(result, ends=[abstract_ends(paper.abstract) for paper in result.papers])
     if later is None:
         _write(key, result)
     else:
@@ -51,7 +57,13 @@ def parsed_file(
 
 
 def _write(key: tuple, result: Parsed) -> None:
-    fields = {"papers": result.papers, "skipped": result.skipped, "venue": result.venue, "format": result.format}
+    fields = {
+        "papers": result.papers,
+        "skipped": result.skipped,
+        "venue": result.venue,
+        "format": result.format,
+        "ends": result.ends,
+    }
     snapshot.write(key, fields, CACHE_FOLDER, KEPT_ENTRIES)
     folder = paths.cache_dir() / CACHE_FOLDER
     with contextlib.suppress(OSError):

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from search import paths
-from search.corpus import loader, parsed, snapshot
+from search.corpus import kept, loader, parsed, snapshot
 from search.corpus.loader import CorpusError, load_corpus
 
 RECORDS = [
@@ -232,3 +232,19 @@ def test_the_entries_of_the_json_cache_before_are_removed(tmp_path):
     (folder / "0123456789abcdef0123.json").write_text('{"papers": []}')
     load_corpus([write_list(tmp_path)])
     assert [entry.suffix for entry in folder.iterdir()] == [".bin"]
+
+
+def test_lists_read_from_the_cache_are_merged_reading_only_the_abstracts_that_may_be_equal(tmp_path, monkeypatch):
+    """A start after one list changed merges the others from their entries, whose abstracts stay on
+    disk (at 100,000 papers, reading them all back for the merge took a second of the start)."""
+    text = "We study graphs and the transformers that read them, with a proof that depth helps. " * 2
+    one = write_list(tmp_path, [dict(RECORDS[0], abstract=text), *RECORDS[1:]], name="one.json")
+    other = write_list(tmp_path, [dict(RECORDS[0], id="x9", abstract=text.upper() + "  ")], name="other.json")
+    expected = load_corpus([one, other])
+    assert [p.id for p in expected.papers] == ["p1", "p2"]  # the same abstract: one paper, in both lists
+    reads = []
+    real_text = kept.KeptAbstracts.text
+    monkeypatch.setattr(kept.KeptAbstracts, "text", lambda *args: reads.append(1) or real_text(*args))
+    again = load_corpus([one, other])
+    assert [(p.id, p.also_in) for p in again.papers] == [(p.id, p.also_in) for p in expected.papers]
+    assert len(reads) == 2  # only the two abstracts whose ends agree, compared whole
