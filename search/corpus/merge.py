@@ -89,8 +89,11 @@ def merge(papers: Sequence[Paper], ends: Sequence[bytes | None] | None = None) -
                 if earlier is not None:
                     by_abstract.setdefault(earlier, _SameAbstract()).groups.append(waiting)
         if target is None and across_files:
-            found = (by_key.get(key) for key in keys)
-            target = next((group for group in found if group is not None and not has_file(group, paper.source)), None)
+            if keys:
+                found = (by_key.get(key) for key in keys)
+                target = next(
+                    (group for group in found if group is not None and not has_file(group, paper.source)), None
+                )
             if target is None and folded is not None and folded in by_abstract:
                 target = by_abstract[folded].first_without(paper.source, has_file)
         if target is None:
