@@ -11,9 +11,10 @@ import pytest
 
 from search import paths
 from search.corpus import loader, parsed, snapshot
+from search.corpus.formats import facts as facts_format
 from search.corpus.formats import parse
 from search.corpus.loader import load_corpus
-from search.models import NO_FACTS, Paper
+from search.models import NO_FACTS, Paper, tldr_of
 
 ABSTRACT = "We study how reviewers score papers about graphs and their institutions."
 RATED = {
@@ -74,6 +75,21 @@ def test_a_records_reviews_people_and_citations_reach_the_paper(tmp_path):
     assert (facts.tldr, facts.area, facts.landing) == ("Scores, read.", "learning theory", facts.landing)
     assert facts.landing == "https://proceedings.example/r1.html"
     assert facts.bibtex is not None and facts.bibtex.startswith("@inproceedings{\nlovelace2025rated,")
+
+
+def test_a_lists_reviews_and_people_are_read_when_first_shown(tmp_path, monkeypatch):
+    """Parsing a list reads its ratings, citations and TL;DRs (the list's columns and the index
+    need them) but not its reviews and people, half of a cold start's parsing; the reader's pane
+    gets them whole when it asks."""
+    calls = []
+    real_read = facts_format.read
+    monkeypatch.setattr(facts_format, "read", lambda *args: calls.append(1) or real_read(*args))
+    paper = papers_of(tmp_path, [RATED, UNREVIEWED]).papers[0]
+    assert calls == []
+    assert paper.rating == 7.0 and paper.citations == 123 and tldr_of(paper) == "Scores, read."
+    assert paper.facts.institutions[0] == "University of Pennsylvania"
+    assert paper.facts.ratings == (6.0, 8.0, 7.0)
+    assert calls == [1]  # made once, then kept
 
 
 def test_no_public_reviews_and_unknown_citations_stay_absent(tmp_path):

@@ -101,10 +101,14 @@ class LaterFacts:
         """Facts.tldr, at hand without reading the rest: the index's key reads every paper's."""
 
     def facts(self) -> Facts:
-        if self._made is None:
-            self._made = read((self._values or {}).get, self._authors)[2]
+        made, values = self._made, self._values
+        if made is None:
+            if values is None:  # another thread made them meanwhile (it sets them before it drops the fields)
+                return self._made or NO_FACTS
+            made = read(values.get, self._authors)[2]
+            self._made = made
             self._values = None
-        return self._made
+        return made
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, tuple):
