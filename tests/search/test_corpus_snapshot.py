@@ -66,6 +66,19 @@ def test_unchanged_files_load_from_the_saved_corpus_merged_as_before(tmp_path, f
     assert second.skipped == 1 and second.name == first.name
 
 
+def test_papers_saved_a_few_rows_at_a_time_load_whole_and_in_order(tmp_path, monkeypatch, files_not_read):
+    """The rows are written in chunks (a large corpus is never marshalled all at once)."""
+    monkeypatch.setattr(snapshot, "_CHUNK_ROWS", 2)
+    lists = [write(tmp_path, "one.json", ONE), write(tmp_path, "other.json", OTHER)]
+    first = load_corpus(lists, keep=True)
+    files_not_read()
+    second = load_corpus(lists, keep=True)
+    assert second == first
+    assert [(p.id, p.abstract, p.authors) for p in second.papers] == [
+        (p.id, p.abstract, p.authors) for p in first.papers
+    ]
+
+
 def test_the_bundled_list_keeps_its_titles(files_not_read):
     first = load_corpus(keep=True)
     files_not_read()
