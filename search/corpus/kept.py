@@ -17,7 +17,7 @@ import weakref
 from array import array
 from typing import BinaryIO
 
-from search.models import Facts
+from search.models import NO_FACTS, Facts
 
 
 class KeptAbstracts:
@@ -86,13 +86,17 @@ class KeptFacts:
         """Facts.tldr, at hand without making the facts: the index's key reads every paper's."""
 
     def facts(self) -> Facts:
-        if self._made is None:
-            values = list(marshal.loads(self._row or b""))
+        made, row = self._made, self._row
+        if made is None:
+            if row is None:  # another thread made them meanwhile (it sets them before it drops the row)
+                return self._made or NO_FACTS
+            values = list(marshal.loads(row))
             if self._bibtex is not None:
                 values[_BIBTEX] = self._bibtex
-            self._made = tuple.__new__(Facts, values)
+            made = tuple.__new__(Facts, values)
+            self._made = made
             self._row = None
-        return self._made
+        return made
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, KeptFacts):

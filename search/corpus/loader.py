@@ -11,7 +11,7 @@ from search.corpus import fingerprint, snapshot
 from search.corpus.bundled import bundled_paths, is_bundled, with_facts
 from search.corpus.formats import CorpusError, Parsed, parse
 from search.corpus.formats.common import MAX_LIST_PAPERS, stable_id
-from search.corpus.merge import merge
+from search.corpus.merge import abstract_ends, merge
 from search.corpus.parsed import parsed_file
 from search.models import Paper
 from search.untrusted import MAX_BYTES, read_bytes, shown
@@ -77,6 +77,7 @@ def load_corpus(
     if saved is not None:
         return Corpus(**saved)
     found: list[Paper] = []
+    ends: list[bytes | None] = []
     skipped = 0
     venues: list[str] = []
     problems: list[str] = []
@@ -95,9 +96,11 @@ def load_corpus(
         if parsed.venue and parsed.venue not in venues:
             venues.append(parsed.venue)
         found.extend(with_facts(parsed.papers) if is_bundled(path, bundled) else parsed.papers)
+        ends.extend(parsed.ends if parsed.ends is not None else map(abstract_ends, (p.abstract for p in parsed.papers)))
     if not loaded:
         raise CorpusError(problems[0])
-    merged = merge(found)
+    merged = merge(found, ends)
+    del ends
     papers = tuple(map(_numbered, merged.papers, range(len(merged.papers))))
     files = loaded
     names = venues or [shown(p.stem) for p in files]
@@ -124,7 +127,14 @@ def load_corpus(
 
 def _numbered(paper: Paper, number: int) -> Paper:
     """The paper at this position in corpus order."""
-    return paper._replace(position=number)
+    if paper.position == number:
+        return paper
+    row = list(paper)  # the slots as they are (an abstract kept on disk stays there)
+    row[_POSITION] = number
+    return tuple.__new__(Paper, row)
+
+
+_POSITION = Paper._fields.index("position")
 
 
 def _parsed(path: Path, later: list[Callable[[], None]] | None = None) -> Parsed:

@@ -14,6 +14,7 @@ are aliases of its id, so a bookmark made on any of them still finds it.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -49,10 +50,11 @@ class Merged:
     """How many papers were merged into one found earlier."""
 
 
-def merge(papers: Sequence[Paper]) -> Merged:
+def merge(papers: Sequence[Paper], ends: Sequence[bytes | None] | None = None) -> Merged:
     """Linear in the number of papers (and their abstracts' length), whatever they hold: each paper
     is looked up by its id, keys and folded abstract in dicts, never compared with the papers before
-    it; only the groups merged into are sorted (n log n at worst)."""
+    it; only the groups merged into are sorted (n log n at worst). `ends`: each paper's
+    `abstract_ends` where known (None: computed here, reading each abstract)."""
     groups: list[list[Paper]] = []
     by_id: dict[str, int] = {}
     """A paper's id -> its group."""
@@ -60,10 +62,10 @@ def merge(papers: Sequence[Paper]) -> Merged:
     """An OpenReview forum or arXiv id -> the first group that has it."""
     files: dict[int, set[str]] = {}
     """A group holding papers of more than one file -> its files (the others hold their first paper's)."""
-    openings: dict[str, int | None] = {}
-    """An abstract's opening -> the group, made by a paper that starts so, whose abstract is not
-    folded yet (None: it is in `by_abstract`). Most openings are a single paper's: their abstracts
-    are never folded."""
+    openings: dict[bytes, int | None] = {}
+    """An abstract's opening and ending -> the group, made by a paper that starts and ends so, whose
+    abstract is not folded yet (None: it is in `by_abstract`). Most are a single paper's: their
+    abstracts are never folded (lists of one template, "We study ...", differ at the end)."""
     by_abstract: dict[str, _SameAbstract] = {}
     """A folded abstract -> the groups whose first paper has it."""
 
@@ -71,12 +73,14 @@ def merge(papers: Sequence[Paper]) -> Merged:
         return groups[group][0].source == source or source in files.get(group, ())
 
     across_files = len({paper.source for paper in papers}) > 1  # one file: only the same id is the same paper
-    for paper in papers:
+    for at, paper in enumerate(papers):
         target = by_id.get(paper.id)
         keys = _keys(paper) if across_files else ()
-        opening = _opening(paper.abstract) if across_files else None
+        opening = None
+        if across_files:  # the abstract is read only when not known (it may be kept on disk: kept.py)
+            opening = ends[at] if ends is not None else abstract_ends(paper.abstract)
         folded = None
-        if opening is not None and opening in openings:  # another paper starts so: whole abstracts decide
+        if opening is not None and opening in openings:  # another paper starts and ends so: whole abstracts decide
             folded = _folded(paper.abstract)
             waiting = openings[opening]
             if waiting is not None:
@@ -85,8 +89,11 @@ def merge(papers: Sequence[Paper]) -> Merged:
                 if earlier is not None:
                     by_abstract.setdefault(earlier, _SameAbstract()).groups.append(waiting)
         if target is None and across_files:
-            found = (by_key.get(key) for key in keys)
-            target = next((group for group in found if group is not None and not has_file(group, paper.source)), None)
+            if keys:
+                found = (by_key.get(key) for key in keys)
+                target = next(
+                    (group for group in found if group is not None and not has_file(group, paper.source)), None
+                )
             if target is None and folded is not None and folded in by_abstract:
                 target = by_abstract[folded].first_without(paper.source, has_file)
         if target is None:
@@ -151,15 +158,21 @@ def _forum(url: str | None) -> str | None:
 _OPENING = 64
 
 
-def _opening(abstract: str) -> str | None:
-    """The abstract's first characters with whitespace removed and case folded: equal abstracts
-    (whitespace and case folded) have equal openings, and it is cheap to compute for every paper."""
+def abstract_ends(abstract: str) -> bytes | None:
+    """A digest of the abstract's first and last characters with whitespace removed and case
+    folded: equal abstracts (whitespace and case folded) have equal ends (removing whitespace and
+    folding case go character by character, so the ends of a slice are the ends of the whole), so
+    only abstracts with equal digests are folded whole and compared. None for an abstract too short
+    to be compared. Kept with each file's parse (parsed.py): a merge of unchanged lists reads none
+    of their abstracts."""
     if len(abstract) < MIN_ABSTRACT_CHARS:
         return None
-    opening = "".join(abstract[: 2 * _OPENING].split()).casefold()
-    if len(opening) < _OPENING:
-        opening = "".join(abstract.split()).casefold()
-    return opening[:_OPENING]
+    head = "".join(abstract[: 2 * _OPENING].split()).casefold()  # folded before it is cut: ß folds to ss
+    tail = "".join(abstract[-2 * _OPENING :].split()).casefold()
+    if len(head) < _OPENING or len(tail) < _OPENING:
+        head = tail = "".join(abstract.split()).casefold()
+    ends = f"{head[:_OPENING]}\0{tail[-_OPENING:]}"
+    return hashlib.blake2b(ends.encode("utf-8", "surrogatepass"), digest_size=12).digest()
 
 
 def _folded(abstract: str) -> str | None:

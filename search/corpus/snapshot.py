@@ -2,16 +2,15 @@
 file instead of reading each file's parse, checking every row and merging the lists again (at
 100,000 papers: 10.5 s become 2.6 s; at 10,745: 0.28 s).
 
-An entry is keyed by the files given, in order, each with the stamp that parsed.py compares (path,
-device, inode, size, mode, modification and change time) and its resolved path, by the bundled
-facts file's stamp, the engine's code (parsed.py's digest), Python's version and its marshal
-format. It is written with marshal, which only builds plain values (no code runs when it is read),
+An entry is keyed by the files given, in order, each with its stamp (path, device, inode, size,
+mode, modification and change time) and its resolved path, by the bundled facts file's stamp, the
+engine's code (a digest of its sources), Python's version and its marshal format. It is written with marshal, which only builds plain values (no code runs when it is read),
 and sealed with a keyed hash (HMAC-SHA256): the key is a random file beside the entries, in a
 folder only the user can read (a key or folder that others could read, or that another user owns,
 is not used), so an entry is trusted only if this user's reader wrote it, and one byte changed
 anywhere makes it a miss. Anything else (no key to be had, a damaged entry, a corpus with
-problems) only costs the slower load. Like parsed.py's entries it is derived data: deleting it
-costs one start.
+problems) only costs the slower load. It is derived data: deleting it costs one start. Each
+file's parse (parsed.py) is kept in entries of the same kind, in a folder of their own.
 
 The abstracts stay in the entry, read when a paper's abstract is (kept.py): a start holds the
 papers without them (at 100,000 papers the app's peak memory went from 410 to 167 MB). So do the
@@ -29,13 +28,14 @@ import os
 import stat
 import sys
 import tempfile
+import time
 from array import array
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from search import paths
-from search.corpus import parsed
 from search.corpus.bundled import facts_path
 from search.corpus.kept import Kept, KeptAbstracts, KeptFacts
 from search.models import NO_FACTS, Facts, Paper
@@ -44,18 +44,54 @@ CACHE_FOLDER = "corpus"
 KEY_FILE = "key"
 KEPT_ENTRIES = 3
 """Sets of files kept (the app's default set, and a few --corpus sets); each holds every paper."""
-_MAGIC = b"iclr-reader corpus 4\n"  # 4: papers carry rating, citations and facts
+_MAGIC = b"iclr-reader corpus 5\n"  # 5: the rows in chunks
 _SEAL = 32
 _LENGTH = 8
+_TRAILER = 2 * _LENGTH
+_CHUNK_ROWS = 25_000
+"""Rows marshalled at a time when an entry is written: never all 100,000 papers' rows and their
+marshalled bytes in memory at once (that was 60 MB on top of the app after the first frame). Names
+are shared within a chunk only, so smaller chunks cost the read memory: at 100,000 papers of
+replicated lists, 4,096 rows a chunk made a start 21 MB larger, 25,000 rows 7 MB."""
 _CHUNK = 1 << 20
 _KEY_BYTES = 64
 _MAX_ENTRY_BYTES = 4 << 30
+_STALE_WRITE_SECONDS = 3600
+
+
+@lru_cache(maxsize=1)
+def code_digest() -> str:
+    """A digest of the engine's source files: any change to how files are parsed changes it."""
+    digest = hashlib.sha256(_MAGIC)
+    root = Path(__file__).resolve().parents[1]
+    for source in sorted(root.rglob("*.py")):
+        with contextlib.suppress(OSError):
+            digest.update(source.relative_to(root).as_posix().encode() + b"\0" + source.read_bytes())
+    return digest.hexdigest()[:20]
+
+
+def prune(folder: Path, kept: int, suffix: str) -> None:
+    """Keep the `kept` entries (files named *suffix) modified last, and no temporary file (named
+    ".*") a killed writer left behind; anything else in the folder is left alone."""
+    now = time.time()
+    entries = []
+    for child in folder.iterdir():
+        with contextlib.suppress(OSError):
+            written = child.stat().st_mtime
+            if child.name.startswith("."):
+                if now - written > _STALE_WRITE_SECONDS:
+                    child.unlink()
+            elif child.suffix == suffix:
+                entries.append((written, child))
+    for _, child in sorted(entries, reverse=True)[kept:]:
+        with contextlib.suppress(OSError):
+            child.unlink()
 
 
 def stamps(files: Sequence[Path], limit: int) -> tuple | None:
     """What decides whether a saved corpus is still the corpus of these files; None when one of them
     is not a regular file of at most `limit` bytes (the loader refuses or reports it)."""
-    code = (parsed.code_digest(), sys.version, marshal.version)  # Python's own parsers (csv, re) too
+    code = (code_digest(), sys.version, marshal.version)  # Python's own parsers (csv, re) too
     found = []
     for path in (*files, facts_path()):  # the facts give the bundled list its titles
         try:
@@ -72,15 +108,16 @@ def stamps(files: Sequence[Path], limit: int) -> tuple | None:
     return code, tuple(found)
 
 
-def read(key: tuple) -> dict[str, Any] | None:
+def read(key: tuple, folder: str = CACHE_FOLDER) -> dict[str, Any] | None:
     """The corpus saved under `key` (Corpus's fields, papers as Paper, their abstracts kept on disk
-    until read: kept.py), or None."""
+    until read: kept.py), or None. `folder`: which kind of entry (parsed.py keeps each file's parse
+    in its own folder, sealed with the same key)."""
     secret = _key(create=False)
     if secret is None:
         return None
     file = None
     try:
-        entry = _entry(key)
+        entry = _entry(key, folder)
         flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)  # a FIFO put there never blocks
         file = os.fdopen(os.open(entry, flags), "rb", buffering=0)
         fields = _checked(file, secret, key)
@@ -99,16 +136,19 @@ def read(key: tuple) -> dict[str, Any] | None:
 def _checked(file: io.FileIO, secret: bytes, key: tuple) -> dict[str, Any] | None:
     """The entry's fields if its seal is this user's and its key is `key`. Its layout: the magic,
     the seal, every paper's abstract and venue BibTeX entry in UTF-8 one after another, the
-    marshalled (key, fields, where each of those texts ends) and the texts' length in 8 bytes."""
+    papers' rows marshalled a chunk at a time, the marshalled (key, fields without the papers, where
+    each of those texts ends, each chunk's length), and in 8 bytes each that header's length and the
+    texts' length."""
     status = os.fstat(file.fileno())
     head = len(_MAGIC) + _SEAL
     size = status.st_size
-    if not stat.S_ISREG(status.st_mode) or not head + _LENGTH <= size <= _MAX_ENTRY_BYTES:
+    if not stat.S_ISREG(status.st_mode) or not head + _TRAILER <= size <= _MAX_ENTRY_BYTES:
         return None
     start = os.pread(file.fileno(), head, 0)
-    trailer = os.pread(file.fileno(), _LENGTH, size - _LENGTH)
-    region = int.from_bytes(trailer, "little")
-    if not start.startswith(_MAGIC) or len(trailer) != _LENGTH or head + region > size - _LENGTH:
+    trailer = os.pread(file.fileno(), _TRAILER, size - _TRAILER)
+    header_length = int.from_bytes(trailer[:_LENGTH], "little")
+    region = int.from_bytes(trailer[_LENGTH:], "little")
+    if not start.startswith(_MAGIC) or len(trailer) != _TRAILER or head + region + header_length > size - _TRAILER:
         return None
     # SHA-256: where the processor computes it (x86 SHA extensions, ARMv8), 2.6 times as fast as
     # blake2b (133 MB at 100,000 papers: 0.08 against 0.2 s).
@@ -124,17 +164,21 @@ def _checked(file: io.FileIO, secret: bytes, key: tuple) -> dict[str, Any] | Non
             return None
         seal.update(buffer[:got])
         left -= got
-    meta = os.pread(file.fileno(), size - _LENGTH - head - region, head + region)
+    meta = os.pread(file.fileno(), size - _TRAILER - head - region, head + region)
     seal.update(meta)
     seal.update(trailer)
     if not hmac.compare_digest(start[len(_MAGIC) :], seal.digest()[:_SEAL]):
         return None
-    saved_key, fields, ends = marshal.loads(meta)
-    if saved_key != key:
+    saved_key, fields, ends, lengths = marshal.loads(meta[len(meta) - header_length :])
+    if saved_key != key or sum(lengths) != len(meta) - header_length:
         return None
+    rows: list[list[Any]] = []
+    view, at = memoryview(meta), 0
+    for length in lengths:
+        rows.extend(marshal.loads(view[at : at + length]))
+        at += length
     offsets = array("Q")
     offsets.frombytes(ends)
-    rows = fields["papers"]
     if len(offsets) != 2 * len(rows) or (offsets and offsets[-1] != region):
         return None
     abstracts = KeptAbstracts(file, head, offsets)
@@ -153,15 +197,17 @@ def _checked(file: io.FileIO, secret: bytes, key: tuple) -> dict[str, Any] | Non
     return fields
 
 
-def write(key: tuple, fields: dict[str, Any]) -> None:
-    """Save a loaded corpus (Corpus's fields) under `key`; a failure only costs the next start."""
+def write(key: tuple, fields: dict[str, Any], folder: str = CACHE_FOLDER, kept: int = KEPT_ENTRIES) -> None:
+    """Save a loaded corpus (Corpus's fields, or any plain fields with "papers") under `key`, in
+    `folder`, where the `kept` entries read or written last are kept; a failure only costs the next
+    start."""
     secret = _key(create=True)
     if secret is None:
         return
     papers = fields["papers"]
     try:
-        rows = _rows(papers)
-        entry = _entry(key)
+        entry = _entry(key, folder)
+        entry.parent.mkdir(mode=0o700, exist_ok=True)
         descriptor, temporary = tempfile.mkstemp(prefix=".writing-", dir=entry.parent)
         try:
             with os.fdopen(descriptor, "wb") as file:
@@ -176,9 +222,17 @@ def write(key: tuple, fields: dict[str, Any]) -> None:
                         seal.update(data)
                         end += len(data)
                         ends.append(end)
-                meta = marshal.dumps((key, {**fields, "papers": rows}, ends.tobytes()))
-                trailer = end.to_bytes(_LENGTH, "little")
-                for part in (meta, trailer):
+                one: dict[str, str] = {}
+                lengths = []
+                for at in range(0, len(papers), _CHUNK_ROWS):
+                    chunk = marshal.dumps(_rows(papers[at : at + _CHUNK_ROWS], one))
+                    file.write(chunk)
+                    seal.update(chunk)
+                    lengths.append(len(chunk))
+                    del chunk
+                header = marshal.dumps((key, {**fields, "papers": None}, ends.tobytes(), lengths))
+                trailer = len(header).to_bytes(_LENGTH, "little") + end.to_bytes(_LENGTH, "little")
+                for part in (header, trailer):
                     file.write(part)
                     seal.update(part)
                 file.seek(len(_MAGIC))
@@ -188,7 +242,7 @@ def write(key: tuple, fields: dict[str, Any]) -> None:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
             raise
-        parsed.prune(entry.parent, KEPT_ENTRIES, ".bin")  # the entry read last is the newest (read() touches it)
+        prune(entry.parent, kept, ".bin")  # the entry read last is the newest (read() touches it)
     except (OSError, ValueError):
         pass
 
@@ -204,12 +258,11 @@ _FACTS_SHARED_LISTS = tuple(
 )
 
 
-def _rows(papers: Sequence[Paper]) -> list[list[Any]]:
+def _rows(papers: Sequence[Paper], one: dict[str, str]) -> list[list[Any]]:
     """The papers as rows marshal writes (lists, which the read fills with each abstract's Kept),
-    without their abstracts. Equal names are made one string, which marshal writes once and the
-    read shares: a venue, status or list path stands once, not in each of 100,000 papers, and so
-    does an author of several papers."""
-    one: dict[str, str] = {}
+    without their abstracts. Equal names are made one string (`one`, across the chunks), which
+    marshal writes once a chunk and the read shares: a venue, status or list path stands once a
+    chunk, not in each of 100,000 papers, and so does an author of several papers."""
     rows = []
     for paper in papers:
         row: list[Any] = list(paper)
@@ -238,9 +291,9 @@ def _facts_row(facts: Facts, one: dict[str, str]) -> tuple:
     return tuple(row)
 
 
-def _entry(key: tuple) -> Path:
+def _entry(key: tuple, folder: str) -> Path:
     files = repr([names for names, _ in key[1]]).encode("utf-8", "surrogatepass")  # new stamps replace the entry
-    return _folder() / f"{hashlib.sha256(files).hexdigest()[:20]}.bin"
+    return paths.cache_dir() / folder / f"{hashlib.sha256(files).hexdigest()[:20]}.bin"
 
 
 def _key(create: bool) -> bytes | None:

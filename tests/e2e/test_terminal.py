@@ -175,4 +175,4 @@ def test_a_start_quit_at_once_has_saved_its_parse_for_the_next(tmp_path):
         term.close(timeout=1)
     saved = tmp_path / "cache" / "iclr-reader"
     assert len(list((saved / "corpus").glob("*.bin"))) == 1
-    assert len(list((saved / "parsed").glob("*.json"))) == 2  # the two bundled list files
+    assert len(list((saved / "parsed").glob("*.bin"))) == 2  # the two bundled list files

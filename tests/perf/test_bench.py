@@ -29,6 +29,7 @@ KEYS = {
     "cold_first_results_s",
     "changed_startup_s",
     "changed_rss_mb",
+    "changed_load_cpu_s",
     "session_rss_mb",
     "session_search_cpu_p95_ms",
 }

@@ -66,6 +66,19 @@ def test_unchanged_files_load_from_the_saved_corpus_merged_as_before(tmp_path, f
     assert second.skipped == 1 and second.name == first.name
 
 
+def test_papers_saved_a_few_rows_at_a_time_load_whole_and_in_order(tmp_path, monkeypatch, files_not_read):
+    """The rows are written in chunks (a large corpus is never marshalled all at once)."""
+    monkeypatch.setattr(snapshot, "_CHUNK_ROWS", 2)
+    lists = [write(tmp_path, "one.json", ONE), write(tmp_path, "other.json", OTHER)]
+    first = load_corpus(lists, keep=True)
+    files_not_read()
+    second = load_corpus(lists, keep=True)
+    assert second == first
+    assert [(p.id, p.abstract, p.authors) for p in second.papers] == [
+        (p.id, p.abstract, p.authors) for p in first.papers
+    ]
+
+
 def test_the_bundled_list_keeps_its_titles(files_not_read):
     first = load_corpus(keep=True)
     files_not_read()
@@ -199,7 +212,7 @@ def test_the_papers_name_the_file_as_it_was_given(tmp_path, monkeypatch):
 def test_a_new_version_of_the_code_loads_the_files_again(tmp_path, monkeypatch):
     path = write(tmp_path, "one.json", ONE)
     load_corpus([path], keep=True)
-    monkeypatch.setattr(snapshot.parsed, "code_digest", lambda: "another version")
+    monkeypatch.setattr(snapshot, "code_digest", lambda: "another version")
     calls = []
     real = loader._parsed
     monkeypatch.setattr(loader, "_parsed", lambda *args: calls.append(1) or real(*args))
@@ -312,7 +325,7 @@ def test_papers_from_the_saved_corpus_reach_the_index_builds_whole(tmp_path):
 
 def saved_files() -> list[Path]:
     cache = paths.cache_dir()
-    return sorted([*(cache / "parsed").glob("*.json"), *(cache / snapshot.CACHE_FOLDER).glob("*.bin")])
+    return sorted([*(cache / "parsed").glob("*.bin"), *(cache / snapshot.CACHE_FOLDER).glob("*.bin")])
 
 
 def test_a_start_can_save_its_parse_once_it_is_up(tmp_path, files_not_read):

@@ -11,9 +11,10 @@ import pytest
 
 from search import paths
 from search.corpus import loader, parsed, snapshot
+from search.corpus.formats import facts as facts_format
 from search.corpus.formats import parse
 from search.corpus.loader import load_corpus
-from search.models import NO_FACTS, Paper
+from search.models import NO_FACTS, Paper, tldr_of
 
 ABSTRACT = "We study how reviewers score papers about graphs and their institutions."
 RATED = {
@@ -74,6 +75,21 @@ def test_a_records_reviews_people_and_citations_reach_the_paper(tmp_path):
     assert (facts.tldr, facts.area, facts.landing) == ("Scores, read.", "learning theory", facts.landing)
     assert facts.landing == "https://proceedings.example/r1.html"
     assert facts.bibtex is not None and facts.bibtex.startswith("@inproceedings{\nlovelace2025rated,")
+
+
+def test_a_lists_reviews_and_people_are_read_when_first_shown(tmp_path, monkeypatch):
+    """Parsing a list reads its ratings, citations and TL;DRs (the list's columns and the index
+    need them) but not its reviews and people, half of a cold start's parsing; the reader's pane
+    gets them whole when it asks."""
+    calls = []
+    real_read = facts_format.read
+    monkeypatch.setattr(facts_format, "read", lambda *args: calls.append(1) or real_read(*args))
+    paper = papers_of(tmp_path, [RATED, UNREVIEWED]).papers[0]
+    assert calls == []
+    assert paper.rating == 7.0 and paper.citations == 123 and tldr_of(paper) == "Scores, read."
+    assert paper.facts.institutions[0] == "University of Pennsylvania"
+    assert paper.facts.ratings == (6.0, 8.0, 7.0)
+    assert calls == [1]  # made once, then kept
 
 
 def test_no_public_reviews_and_unknown_citations_stay_absent(tmp_path):
@@ -145,7 +161,12 @@ def test_facts_survive_the_parsed_cache_and_the_saved_corpus(tmp_path, monkeypat
     first = load_corpus([path], keep=True)
     with monkeypatch.context() as patched:
         patched.setattr(loader, "parse", lambda *_: pytest.fail("the unchanged file was parsed again"))
-        patched.setattr(snapshot, "read", lambda key: None)  # each file's parse from parsed/
+        whole = snapshot.read
+        patched.setattr(  # each file's parse from parsed/, not the merged corpus
+            snapshot,
+            "read",
+            lambda key, folder=snapshot.CACHE_FOLDER: None if folder == snapshot.CACHE_FOLDER else whole(key, folder),
+        )
         from_parse = load_corpus([path])
     monkeypatch.setattr(loader, "_parsed", lambda *_: pytest.fail("a file was read again"))
     from_snapshot = load_corpus([path], keep=True)
@@ -159,15 +180,19 @@ def test_facts_survive_the_parsed_cache_and_the_saved_corpus(tmp_path, monkeypat
     assert from_snapshot.papers[1].facts.bibtex is None
 
 
-def test_an_entry_of_the_old_row_shape_is_parsed_afresh_not_a_crash(tmp_path):
+def test_an_entry_of_an_earlier_version_is_parsed_afresh_not_a_crash(tmp_path, monkeypatch):
     path = tmp_path / "conf2025.json"
     path.write_text(json.dumps([RATED]), encoding="utf-8")
     load_corpus([path])
-    entry = next((paths.cache_dir() / parsed.CACHE_FOLDER).glob("*.json"))
-    document = json.loads(entry.read_text())
-    document["papers"] = [row[:15] for row in document["papers"]]  # as FORMAT 2 wrote them
-    entry.write_text(json.dumps(document))
+    assert len(list((paths.cache_dir() / parsed.CACHE_FOLDER).glob("*.bin"))) == 1
+    monkeypatch.setattr(snapshot, "_MAGIC", b"iclr-reader corpus 3\n")  # rows of another shape
+    load_corpus([path])
+    monkeypatch.undo()
+    calls = []
+    real_parse = loader.parse
+    monkeypatch.setattr(loader, "parse", lambda *args: calls.append(1) or real_parse(*args))
     again = load_corpus([path])
+    assert calls == [1]
     assert again.papers[0].rating == 7.0 and again.papers[0].facts.tldr == "Scores, read."
 
 

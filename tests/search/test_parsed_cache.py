@@ -1,6 +1,7 @@
 """The cache of parsed corpus files (search/corpus/parsed.py): a start with unchanged files reads
-each file's papers from the cache instead of parsing them again, and anything changed or damaged
-is parsed afresh, so what the user sees is always what the file says."""
+each file's papers from the cache instead of parsing them again, and anything changed, damaged or
+not sealed by this user's reader is parsed afresh, so what the user sees is always what the file
+says."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from search import paths
-from search.corpus import loader, parsed, snapshot
+from search.corpus import kept, loader, parsed, snapshot
 from search.corpus.loader import CorpusError, load_corpus
 
 RECORDS = [
@@ -25,7 +26,12 @@ RECORDS = [
 def each_file_from_its_own_entry(monkeypatch):
     """Without the saved whole corpus (snapshot.py, tested in test_corpus_snapshot.py), which would
     answer a second load of unchanged files before any file's entry is read."""
-    monkeypatch.setattr(snapshot, "read", lambda key: None)
+    whole = snapshot.read
+    monkeypatch.setattr(
+        snapshot,
+        "read",
+        lambda key, folder=snapshot.CACHE_FOLDER: None if folder == snapshot.CACHE_FOLDER else whole(key, folder),
+    )
 
 
 def write_list(folder: Path, records=RECORDS, name: str = "conf2024.json") -> Path:
@@ -35,7 +41,15 @@ def write_list(folder: Path, records=RECORDS, name: str = "conf2024.json") -> Pa
 
 
 def cache_files() -> list[Path]:
-    return sorted((paths.cache_dir() / parsed.CACHE_FOLDER).glob("*.json"))
+    return sorted((paths.cache_dir() / parsed.CACHE_FOLDER).glob("*.bin"))
+
+
+def parses_counted(monkeypatch) -> list[int]:
+    """One item a parse of a file (what a cache miss costs)."""
+    calls: list[int] = []
+    real_parse = loader.parse
+    monkeypatch.setattr(loader, "parse", lambda *args: calls.append(1) or real_parse(*args))
+    return calls
 
 
 def test_a_second_load_reads_the_cache_and_gives_the_same_papers(tmp_path, monkeypatch):
@@ -72,7 +86,7 @@ def test_an_edited_file_is_read_again_even_at_the_same_size(tmp_path):
 def test_a_new_version_of_the_code_parses_again(tmp_path, monkeypatch):
     path = write_list(tmp_path)
     load_corpus([path])
-    monkeypatch.setattr(parsed, "code_digest", lambda: "another version")
+    monkeypatch.setattr(snapshot, "code_digest", lambda: "another version")
     calls = []
     real_parse = loader.parse
     monkeypatch.setattr(loader, "parse", lambda *args: calls.append(1) or real_parse(*args))
@@ -83,41 +97,29 @@ def test_a_new_version_of_the_code_parses_again(tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     "damage",
     [
-        lambda doc: b"",
-        lambda doc: doc[: len(doc) // 2],
-        lambda doc: b"\xff\xfe not json",
-        lambda doc: json.dumps([1, 2]).encode(),
-        lambda doc: doc.replace(b'"p1"', b"17"),  # an id that is no text
-        lambda doc: doc.replace(b'"Ada Lovelace"', b"null"),  # an author that is no text
-        lambda doc: doc.replace(b'"We study graphs."', b'["a"]'),  # an abstract that is a list
-        lambda doc: doc.replace(b"2024", b'"2024"'),  # a year that is text
-        lambda doc: doc.replace(b'"skipped": 1', b'"skipped": "1"'),
-        lambda doc: doc.replace(b'"papers": [[', b'"papers": [{"x": 1}, ['),
-        lambda doc: doc.replace(b"false", b"0"),  # title_added that is no boolean
-        lambda doc: b"[" * 100_000,
+        lambda entry: b"",
+        lambda entry: entry[: len(entry) // 2],
+        lambda entry: entry[:-1],
+        lambda entry: entry[:40] + bytes([entry[40] ^ 1]) + entry[41:],  # in the seal
+        lambda entry: entry.replace(b"We study graphs.", b"We study graphz."),  # an abstract
+        lambda entry: entry.replace(b"Ada Lovelace", b"Ada Lovelacf"),  # an author
+        lambda entry: entry[:-9] + bytes([entry[-9] ^ 1]) + entry[-8:],  # the papers' rows
+        lambda entry: b"[" * 100_000,
     ],
-    ids=[
-        "empty",
-        "cut-short",
-        "not-json",
-        "wrong-document",
-        "id",
-        "author",
-        "abstract",
-        "year",
-        "skipped",
-        "row",
-        "title-added",
-        "deep",
-    ],
+    ids=["empty", "cut-short", "last-byte", "seal", "abstract", "author", "rows", "not-an-entry"],
 )
-def test_a_damaged_cache_is_parsed_afresh_and_rewritten(tmp_path, damage):
+def test_a_damaged_cache_is_parsed_afresh_and_rewritten(tmp_path, monkeypatch, damage):
     path = write_list(tmp_path)
     expected = load_corpus([path])
     (entry,) = cache_files()
-    entry.write_bytes(damage(entry.read_bytes()))
+    damaged = damage(entry.read_bytes())
+    assert damaged != entry.read_bytes()
+    entry.write_bytes(damaged)
+    calls = parses_counted(monkeypatch)
     assert load_corpus([path]) == expected
-    assert json.loads(entry.read_bytes())["papers"][0][0] == "p1"  # rewritten whole
+    assert calls == [1]
+    assert load_corpus([path]) == expected
+    assert calls == [1]  # rewritten whole: the next load reads it
 
 
 def test_a_cache_entry_for_another_file_is_not_used(tmp_path):
@@ -177,24 +179,25 @@ def test_a_same_size_edit_with_its_modification_time_put_back_is_read_again(tmp_
 
 @pytest.mark.parametrize(
     "text",
-    ["\\u001b[31mred", "two\\nlines", "\\u202eright-to-left", "\\u0007bell"],
-    ids=["escape-sequence", "newline", "bidi", "control"],
+    [
+        b"\x1b[31mred!!",
+        b"two\nlines",
+        "\u202eright-to-le".encode(),
+        b"\x07bell-ring",
+        "\ud800 lone".encode("utf-8", "surrogatepass"),
+    ],
+    ids=["escape-sequence", "newline", "bidi", "control", "lone-surrogate"],
 )
-def test_a_cached_title_the_sanitiser_would_change_is_parsed_afresh(tmp_path, text):
+def test_a_title_planted_in_a_cache_entry_never_reaches_the_papers(tmp_path, text):
+    """Someone who can write the cache dir but not read the sealing key cannot plant text the
+    sanitiser would have changed (nor a lone surrogate, which would crash the index's encoding)."""
     path = write_list(tmp_path)
     expected = load_corpus([path])
     (entry,) = cache_files()
-    entry.write_bytes(entry.read_bytes().replace(b'"Diffusion"', f'"{text}"'.encode()))
+    data = entry.read_bytes()
+    assert b"Diffusion" in data
+    entry.write_bytes(data.replace(b"Diffusion", text[:9].ljust(9, b"!")))
     assert load_corpus([path]) == expected
-
-
-def test_a_lone_surrogate_in_a_cache_entry_never_reaches_the_papers(tmp_path):
-    path = write_list(tmp_path)
-    load_corpus([path])
-    (entry,) = cache_files()
-    entry.write_bytes(entry.read_bytes().replace(b'"Diffusion"', b'"\\ud800 lone"'))
-    for paper in load_corpus([path]).papers:  # the index encodes every field: a surrogate would crash it
-        assert (paper.title or "").encode("utf-8") and paper.abstract.encode("utf-8")
 
 
 def test_a_fifo_in_place_of_a_cache_entry_never_blocks(tmp_path):
@@ -214,5 +217,34 @@ def test_the_cache_keeps_a_bounded_number_of_entries(tmp_path, monkeypatch):
         for entry in cache_files():
             if entry.stat().st_mtime > 1e9:  # the one just written: give each a distinct, ordered time
                 os.utime(entry, (number, number))
-    kept = {Path(json.loads(entry.read_bytes())["file"]).name for entry in cache_files()}
-    assert kept == {"list2.json", "list3.json", "list4.json"}
+    assert len(cache_files()) == 3
+    calls = parses_counted(monkeypatch)
+    for path in lists[2:]:
+        load_corpus([path])
+    assert calls == []  # the three written last are kept
+    load_corpus([lists[0]])
+    assert calls == [1]
+
+
+def test_the_entries_of_the_json_cache_before_are_removed(tmp_path):
+    folder = paths.cache_dir() / parsed.CACHE_FOLDER
+    folder.mkdir(parents=True)
+    (folder / "0123456789abcdef0123.json").write_text('{"papers": []}')
+    load_corpus([write_list(tmp_path)])
+    assert [entry.suffix for entry in folder.iterdir()] == [".bin"]
+
+
+def test_lists_read_from_the_cache_are_merged_reading_only_the_abstracts_that_may_be_equal(tmp_path, monkeypatch):
+    """A start after one list changed merges the others from their entries, whose abstracts stay on
+    disk (at 100,000 papers, reading them all back for the merge took a second of the start)."""
+    text = "We study graphs and the transformers that read them, with a proof that depth helps. " * 2
+    one = write_list(tmp_path, [dict(RECORDS[0], abstract=text), *RECORDS[1:]], name="one.json")
+    other = write_list(tmp_path, [dict(RECORDS[0], id="x9", abstract=text.upper() + "  ")], name="other.json")
+    expected = load_corpus([one, other])
+    assert [p.id for p in expected.papers] == ["p1", "p2"]  # the same abstract: one paper, in both lists
+    reads = []
+    real_text = kept.KeptAbstracts.text
+    monkeypatch.setattr(kept.KeptAbstracts, "text", lambda *args: reads.append(1) or real_text(*args))
+    again = load_corpus([one, other])
+    assert [(p.id, p.also_in) for p in again.papers] == [(p.id, p.also_in) for p in expected.papers]
+    assert len(reads) == 2  # only the two abstracts whose ends agree, compared whole

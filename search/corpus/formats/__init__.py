@@ -23,6 +23,9 @@ class Parsed:
     """Records without an abstract (or unreadable entries)."""
     venue: str | None
     format: str
+    ends: list[bytes | None] | None = None
+    """Each paper's `merge.abstract_ends`, when known (the cache of parsed files keeps them, so a
+    merge need not read abstracts it keeps on disk); None: computed when merged."""
 
 
 def detect(text: str) -> str:

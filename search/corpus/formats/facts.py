@@ -38,13 +38,8 @@ def read(get: Callable[[str], Any], authors: int) -> tuple[float | None, int | N
     """(mean rating, citations, the rest) from a record's fields (`get(name)` gives a field's raw
     value, None when absent); `authors` is how many authors the paper has, which the per-author
     fields are aligned to."""
-    ratings = numbers(get("rating"))
+    ratings, rating, spread = _rating(get)
     confidences = numbers(get("confidence"))
-    rating, spread = mean_and_spread(get("rating_avg"))
-    if rating is None and ratings:
-        rating, spread = _mean(ratings), _spread(ratings)
-    elif rating is not None and spread is None and len(ratings) > 1:
-        spread = _spread(ratings)
     confidence, _ = mean_and_spread(get("confidence_avg"))
     if confidence is None and confidences:
         confidence = _mean(confidences)
@@ -78,6 +73,78 @@ def read(get: Callable[[str], Any], authors: int) -> tuple[float | None, int | N
         bibtex=_bibtex(get("bibtex")),
     )
     return rating, citations, facts if facts != NO_FACTS else NO_FACTS
+
+
+def read_later(record: dict[str, Any], authors: int) -> tuple[float | None, int | None, Facts | LaterFacts]:
+    """As `read` of the record's fields, but the facts beyond the rating, the citations and the
+    TL;DR are read when first asked for (Paper.facts): a list's reviews and people were half of
+    parsing it (the 17 real lists: 0.45 of 1.0 s of CPU), and a start shows none of them."""
+    values = {name: record[name] for name in record.keys() & _FIELD_SET if record[name] is not None}
+    if not values:
+        return None, None, NO_FACTS
+    _, rating, _ = _rating(values.get)
+    tldr = common.text(values.get("tldr")) or common.text(values.get("TL;DR"))
+    return rating, _count(values.get("gs_citation")), LaterFacts(values, authors, tldr)
+
+
+class LaterFacts:
+    """A paper's facts as its record's raw fields, read (checked and sanitised) the first time they
+    are asked for, then kept; compares, hashes and pickles as its Facts (as kept.KeptFacts does)."""
+
+    __slots__ = ("_authors", "_made", "_values", "tldr")
+
+    def __init__(self, values: dict[str, Any], authors: int, tldr: str | None) -> None:
+        self._values: dict[str, Any] | None = values
+        self._authors = authors
+        self._made: Facts | None = None
+        self.tldr = tldr
+        """Facts.tldr, at hand without reading the rest: the index's key reads every paper's."""
+
+    def facts(self) -> Facts:
+        made, values = self._made, self._values
+        if made is None:
+            if values is None:  # another thread made them meanwhile (it sets them before it drops the fields)
+                return self._made or NO_FACTS
+            made = read(values.get, self._authors)[2]
+            self._made = made
+            self._values = None
+        return made
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, tuple):
+            return self.facts() == other
+        made = getattr(other, "facts", None)
+        return self.facts() == made() if callable(made) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.facts())
+
+    def __reduce__(self) -> tuple:
+        return (tuple.__new__, (Facts, tuple(self.facts())))
+
+    def __repr__(self) -> str:
+        return repr(self.facts())
+
+
+FIELDS = (
+    *("rating", "confidence", "rating_avg", "confidence_avg", "gs_citation", "or_profile", "authorids", "aff"),
+    *("aff_unique_norm", "aff_unique_index", "aff_unique_abbr", "aff_country_unique", "aff_country_unique_index"),
+    *("position", "homepage", "dblp", "google_scholar", "orcid", "gs_cited_by_link", "tldr", "TL;DR"),
+    *("primary_area", "session", "oa", "bibtex"),
+)
+"""Every field `read` reads."""
+_FIELD_SET = frozenset(FIELDS)
+
+
+def _rating(get: Callable[[str], Any]) -> tuple[tuple[float, ...], float | None, float | None]:
+    """The reviewers' scores, their mean and spread."""
+    ratings = numbers(get("rating"))
+    rating, spread = mean_and_spread(get("rating_avg"))
+    if rating is None and ratings:
+        rating, spread = _mean(ratings), _spread(ratings)
+    elif rating is not None and spread is None and len(ratings) > 1:
+        spread = _spread(ratings)
+    return ratings, rating, spread
 
 
 def numbers(value: Any) -> tuple[float, ...]:

@@ -40,7 +40,7 @@ def paper_from_record(record: dict[str, Any], path: Path, venue_default: str | N
     site = common.text(record.get("site")) or common.text(record.get("url"))
     pdf = common.text(record.get("pdf"))
     authors = common.names(record.get("authors", record.get("author")))
-    rating, citations, known = facts.read(record.get, len(authors))
+    rating, citations, known = facts.read_later(record, len(authors))
     return Paper(
         id=common.text(record.get("id")) or common.stable_id(abstract),
         abstract=abstract,
@@ -59,7 +59,7 @@ def paper_from_record(record: dict[str, Any], path: Path, venue_default: str | N
         source=str(path),
         rating=rating,
         citations=citations,
-        facts=known,
+        facts=known,  # type: ignore[arg-type]  # LaterFacts: Paper.facts makes them when first read
     )
 
 
