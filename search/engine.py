@@ -18,6 +18,7 @@ from search.index.guard import GuardedIndex
 from search.index.lifecycle import DAMAGED_NOTICE, IndexStatus, OpenedIndex
 from search.index.shard import Progress
 from search.models import AvailableFilters, Hit, Marks, Paper, SearchRequest, SearchResult
+from search.query.boolean import filter_expression
 from search.query.budget import SEARCH_SECONDS, Budget, SearchStopped, shortened
 from search.query.facets import FACET_NAMES, MATCHES, SORTS, Facets, facet_tokens, split_facets
 from search.query.filters import Filters, missing_fields
@@ -221,11 +222,17 @@ class SearchEngine:
         if sort != "relevance" and not any(_SORT_TOKEN.match(token) for token in facet_tokens(text)):
             facets = dataclasses.replace(facets, sort=sort)
         text = " ".join(text.split())
-        allowed, problems = self._filters.allowed(facets, self._canonical_marks(request.marks))
+        expression = filter_expression(text)  # filters joined by AND, OR, NOT or parentheses
+        allowed: frozenset[str] | None
+        if expression is not None:
+            words = expression.words
+            allowed, problems = self._filters.combined(expression, self._canonical_marks(request.marks))
+        else:
+            allowed, problems = self._filters.allowed(facets, self._canonical_marks(request.marks))
         if facets.related is not None:
             return self._related_result(text, facets, limit, allowed, problems, budget)
         if not _WORDS.search(words):
-            if not facets.filters and facets.sort == "relevance":
+            if allowed is None and facets.sort == "relevance":
                 if facet_tokens(text) and problems:  # only facets that filter nothing (has:pdf): never words
                     return SearchResult(text, (), 0, notice=_joined([*problems, *budget.hints]))
                 if facet_tokens(text):  # match:all, sort:relevance alone: nothing to rank, every paper

@@ -17,7 +17,8 @@ from functools import lru_cache
 
 from search.corpus.formats.common import status_key
 from search.models import AvailableFilters, Marks, Paper
-from search.query.facets import Facets, Range, quoted
+from search.query.boolean import FilterExpression, evaluate
+from search.query.facets import Facets, Range, quoted, split_facets
 
 CACHED_FILTERS = 16
 """Filters kept: the same one comes back on every keystroke while words are typed after it."""
@@ -49,6 +50,7 @@ class Filters:
         self._statuses: dict[str, str | None] | None = None
         self._any_code: bool | None = None
         self._values: dict[str, frozenset[str]] = {}
+        self._everything: frozenset[str] | None = None
 
     def allowed(self, facets: Facets, marks: Marks) -> tuple[frozenset[str] | None, list[str]]:
         """The paper ids the facets let through (None: no filter), and what was not understood."""
@@ -64,6 +66,25 @@ class Filters:
             self._cache[key] = self._compute(facets, marks)
         allowed, problems = self._cache[key]
         return allowed, [*facets.problems, *problems]
+
+    def combined(self, expression: FilterExpression, marks: Marks) -> tuple[frozenset[str], list[str]]:
+        """The paper ids a query's filters let through when its AND, OR, NOT or parentheses join
+        them (boolean.py), and what was not understood or finds nothing, each said once."""
+        problems = list(expression.problems)
+
+        def plain(text: str) -> frozenset[str] | None:
+            allowed, found = self.allowed(split_facets(text)[1], marks)
+            problems.extend(problem for problem in found if problem not in problems)
+            return allowed
+
+        if self._everything is None:
+            self._everything = frozenset(paper.id for paper in self._papers)
+        everything = self._everything
+        found = plain(expression.plain) if expression.plain else None
+        result = everything if found is None else found
+        for node in expression.filters:
+            result = result & evaluate(node, plain, everything)
+        return result, problems
 
     def _compute(self, facets: Facets, marks: Marks) -> tuple[frozenset[str], list[str]]:
         problems = [

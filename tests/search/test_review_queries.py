@@ -5,6 +5,7 @@ the language does not know, or a value no paper has, says so."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -24,7 +25,7 @@ def lists(paperlist_files, tmp_path_factory):
         for record in json.loads(path.read_text(encoding="utf-8")):
             abstract = (record.get("abstract") or "").strip()
             if abstract and abstract != "abstract" and record.get("title") != "title":
-                by_id[record["id"]] = {**record, "_year": int(path.stem[-4:])}
+                by_id[record["id"]] = {**record, "_year": int(path.stem[-4:]), "_list": path.stem}
     # A paper in two lists is one paper, with what either list says (the first list's where both do).
     for alias, kept in engine.aliases.items():
         other = by_id.pop(alias)
@@ -184,3 +185,47 @@ def test_a_value_of_punctuation_only_finds_nothing(tmp_path):
     for query in ('inst:"("', 'author:"."', "area:--"):
         assert engine.search(query).total == 0, query
     engine.close()
+
+
+def institutions_of(record) -> list[str]:
+    """Every institution and abbreviation a record's authors have, as words (what inst: reads)."""
+    found = []
+    for key in ("aff_unique_norm", "aff_unique_abbr"):
+        for per_author in (record.get(key) or "").split(";"):
+            found += [" ".join(re.sub(r"[\W_]+", " ", part.lower()).split()) for part in per_author.split("+")]
+    return [name for name in found if name]
+
+
+def with_institution(records, word: str) -> set[str]:
+    return {r["id"] for r in records if any(word in name.split() for name in institutions_of(r))}
+
+
+def ids(engine, query: str) -> set[str]:
+    return {hit.paper_id for hit in engine.search(SearchRequest(query, limit=100_000)).hits}
+
+
+@pytest.mark.slow
+def test_filters_combine_with_or_not_and_parentheses_as_the_files_say(lists):
+    engine, records = lists
+    kept = {r["id"] for r in records if r["_list"] in ("iclr2018", "colm2025")}
+    cambridge, oxford = with_institution(records, "cambridge"), with_institution(records, "oxford")
+    found = engine.search("inst:cambridge OR inst:oxford (list:iclr2018 OR list:colm2025)")
+    assert found.total == len((cambridge | oxford) & kept) > len(cambridge & kept) > 0 and not found.notice
+    high = sum(1 for r in records if (mean_rating(r) or 0) >= 7)
+    assert total(engine, "NOT rating:>=7") == len(records) - high and high > 0
+    mit = with_institution(records, "mit") | with_institution(records, "stanford")
+    learning = ids(engine, "learning")
+    assert ids(engine, "learning (inst:mit OR inst:stanford)") == learning & mit and learning & mit
+    assert ids(engine, "learning AND (inst:mit OR inst:stanford)") == learning & mit
+    assert total(engine, "list:colm2025 AND NOT inst:mit") == len(
+        {r["id"] for r in records if r["_list"] == "colm2025"} - with_institution(records, "mit")
+    )
+
+
+def test_filters_joined_by_operators_on_a_small_list(small):
+    assert {h.paper_id for h in small.search("year:2020 OR rating:>=6").hits} == {"a", "b"}
+    assert {h.paper_id for h in small.search("NOT year:2019").hits} == {"b"}
+    assert [h.paper_id for h in small.search("diffusion NOT (year:2020 OR rating:>=7)").hits] == ["a"]
+    mixed = small.search("diffusion OR year:2020")
+    assert mixed.notice and "OR joins filters with filters or words with words; read as AND" in mixed.notice
+    assert [h.paper_id for h in mixed.hits] == ["b"]
