@@ -231,13 +231,19 @@ class SearchEngine:
             allowed, problems = self._filters.allowed(facets, self._canonical_marks(request.marks))
         if facets.related is not None:
             return self._related_result(text, facets, limit, allowed, problems, budget)
+        unsorted = self._filters.unsortable(facets.sort)  # sort:rating where no list has ratings
+        if unsorted and _WORDS.search(words):
+            problems.append(f"{unsorted}: sorted by relevance")
+            facets = dataclasses.replace(facets, sort="relevance")
+        elif unsorted:
+            problems.append(f"{unsorted}: listed in corpus order")
         if not _WORDS.search(words):
             if allowed is None and facets.sort == "relevance":
                 if facet_tokens(text) and problems:  # only facets that filter nothing (has:pdf): never words
                     return SearchResult(text, (), 0, notice=_joined([*problems, *budget.hints]))
                 if facet_tokens(text):  # match:all, sort:relevance alone: nothing to rank, every paper
                     hits = tuple(Hit(paper.id, 0.0) for paper in self.papers[:limit])
-                    return SearchResult(text, hits, len(self.papers), notice=_joined(budget.hints))
+                    return SearchResult(text, hits, len(self.papers), notice=_joined([*problems, *budget.hints]))
                 return self._run(text, limit, partial, hit_terms, None, budget)  # no words, no facets
             papers = [paper for paper in self.papers if allowed is None or paper.id in allowed]
             hits = tuple(Hit(paper.id, 0.0) for paper in self._filters.sort(papers, facets.sort)[:limit])

@@ -229,3 +229,34 @@ def test_filters_joined_by_operators_on_a_small_list(small):
     mixed = small.search("diffusion OR year:2020")
     assert mixed.notice and "OR joins filters with filters or words with words; read as AND" in mixed.notice
     assert [h.paper_id for h in mixed.hits] == ["b"]
+
+
+def test_sorting_by_a_number_no_list_has_says_so(tmp_path):
+    records = [
+        {"id": "p", "title": "Diffusion one", "abstract": "Diffusion models for images."},
+        {"id": "q", "title": "Graphs", "abstract": "Graph diffusion for text."},
+    ]
+    path = tmp_path / "plain.json"
+    path.write_text(json.dumps(records), encoding="utf-8")
+    engine = SearchEngine(load_corpus([path]), tmp_path / "cache")
+    with_words = engine.search("diffusion sort:rating")
+    assert with_words.notice == "no loaded list has ratings: sorted by relevance"
+    assert [hit.paper_id for hit in with_words.hits] == [hit.paper_id for hit in engine.search("diffusion").hits]
+    alone = engine.search("sort:citations")
+    assert alone.notice == "no loaded list has citations: listed in corpus order" and alone.total == 2
+    engine.close()
+
+
+def test_a_range_from_high_to_low_is_read_the_other_way_and_said(small):
+    result = small.search("rating:7..5")
+    assert result.notice == "rating:7..5: a range from high to low, read as rating:5..7"
+    assert [hit.paper_id for hit in result.hits] == ["a"]
+
+
+def test_tags_and_notes_the_user_does_not_have_say_so(small):
+    assert small.search("tag:todo").notice == "you have no tags yet: tag: finds nothing (t on a paper adds one)"
+    assert small.search("note:idea").notice == "you have no notes yet: note: finds nothing (n on a paper writes one)"
+    marks = Marks(frozenset({"a"}), notes=(("a", "", ("later", "maybe")),))
+    assert small.search(SearchRequest("tag:todo", marks=marks)).notice == (
+        "tag:todo: none of your bookmarks has that tag (yours: later, maybe)"
+    )
