@@ -6,7 +6,7 @@ from search/ (an import-linter contract in pyproject.toml holds it to that).
 """
 
 from search import paths
-from search.corpus.library import BUNDLED_LIST, AddedList, Library, ListOrigin
+from search.corpus.library import BUNDLED_LIST, AddedList, Library, ListOrigin, list_name
 from search.corpus.loader import MAX_CORPUS_BYTES, Corpus, bundled_paths, load_corpus
 from search.engine import Row, SearchEngine
 from search.errors import (
@@ -136,6 +136,7 @@ __all__ = [
     "in_catalogue",
     "link_records",
     "links_from_records",
+    "list_name",
     "load_corpus",
     "markdown_citation",
     "parse_json_export",

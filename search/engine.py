@@ -18,6 +18,7 @@ from search.index.guard import GuardedIndex
 from search.index.lifecycle import DAMAGED_NOTICE, IndexStatus, OpenedIndex
 from search.index.shard import Progress
 from search.models import AvailableFilters, Hit, Marks, Paper, SearchRequest, SearchResult
+from search.query.boolean import filter_expression
 from search.query.budget import SEARCH_SECONDS, Budget, SearchStopped, shortened
 from search.query.facets import FACET_NAMES, MATCHES, SORTS, Facets, facet_tokens, split_facets
 from search.query.filters import Filters, missing_fields
@@ -225,16 +226,28 @@ class SearchEngine:
         if sort != "relevance" and not any(_SORT_TOKEN.match(token) for token in facet_tokens(text)):
             facets = dataclasses.replace(facets, sort=sort)
         text = " ".join(text.split())
-        allowed, problems = self._filters.allowed(facets, self._canonical_marks(request.marks))
+        expression = filter_expression(text)  # filters joined by AND, OR, NOT or parentheses
+        allowed: frozenset[str] | None
+        if expression is not None:
+            words = expression.words
+            allowed, problems = self._filters.combined(expression, self._canonical_marks(request.marks))
+        else:
+            allowed, problems = self._filters.allowed(facets, self._canonical_marks(request.marks))
         if facets.related is not None:
             return self._related_result(text, facets, limit, allowed, problems, budget)
+        unsorted = self._filters.unsortable(facets.sort)  # sort:rating where no list has ratings
+        if unsorted and _WORDS.search(words):
+            problems.append(f"{unsorted}: sorted by relevance")
+            facets = dataclasses.replace(facets, sort="relevance")
+        elif unsorted:
+            problems.append(f"{unsorted}: listed in corpus order")
         if not _WORDS.search(words):
-            if not facets.filters and facets.sort == "relevance":
+            if allowed is None and facets.sort == "relevance":
                 if facet_tokens(text) and problems:  # only facets that filter nothing (has:pdf): never words
                     return SearchResult(text, (), 0, notice=_joined([*problems, *budget.hints]))
                 if facet_tokens(text):  # match:all, sort:relevance alone: nothing to rank, every paper
                     hits = tuple(Hit(paper.id, 0.0) for paper in self.papers[:limit])
-                    return SearchResult(text, hits, len(self.papers), notice=_joined(budget.hints))
+                    return SearchResult(text, hits, len(self.papers), notice=_joined([*problems, *budget.hints]))
                 return self._run(text, limit, partial, hit_terms, None, budget)  # no words, no facets
             papers = [paper for paper in self.papers if allowed is None or paper.id in allowed]
             hits = tuple(Hit(paper.id, 0.0) for paper in self._filters.sort(papers, facets.sort)[:limit])

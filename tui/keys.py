@@ -166,6 +166,11 @@ QUERY_SYNTAX: list[tuple[str, str, str]] = [
     ("Filters", "has:code", "Papers with a code link"),
     ("Filters", "is:bookmarked", "Your bookmarks; is:unread and is:read: papers you have not opened, or have"),
     ("Filters", "-has:code", "A leading - negates a filter (-list:NAME, -status:poster, -is:bookmarked)"),
+    (
+        "Filters",
+        "inst:mit OR inst:stanford",
+        "Filters joined by OR, AND, NOT and parentheses: NOT rating:>=7, diffusion (year:2018 OR status:oral)",
+    ),
     ("Filters", 'list:"my papers"', 'A value with spaces goes in double quotes (\\" and \\\\ inside)'),
     ("Reviews", "rating:>=6", "Mean review rating at least 6 (also >, <, <=); rating:6: from 6 up to 7"),
     ("Reviews", "rating:5..7", "Mean rating from 5 to 7, both included (5.. and ..7 leave an end open)"),

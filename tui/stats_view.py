@@ -44,8 +44,13 @@ def stats_text(stats: Stats, width: int = 80, scope: str = "") -> Text:
     else:
         out.append("The lists give these papers no decisions.\n", style="dim")
     if stats.ratings:
-        out.append("\nMean rating, by decision", style=HEADING)
-        out.append(f"  ({ACCEPTED_BLOCK} accepted {REJECTED_BLOCK} rejected {OTHER_BLOCK} other)\n", style="dim")
+        _heading(
+            out,
+            "Mean rating, by decision",
+            f"  ({ACCEPTED_BLOCK} accepted {REJECTED_BLOCK} rejected {OTHER_BLOCK} other)",
+            f"  ({ACCEPTED_BLOCK} acc. {REJECTED_BLOCK} rej. {OTHER_BLOCK} other)",
+            width,
+        )
         most = max(bucket.papers for bucket in stats.ratings)
         for bucket in stats.ratings:
             accepted = bucket.accepted
@@ -75,15 +80,27 @@ def stats_text(stats: Stats, width: int = 80, scope: str = "") -> Text:
             out.append("\n")
             _pairs(out, title, pairs, room)
     if stats.citations:
-        out.append("\nCitations by decision", style=HEADING)
-        out.append("  (papers with a count: median, mean)\n", style="dim")
+        _heading(out, "Citations by decision", "  (papers with a count: median, mean)", "  (median, mean)", width)
         most_cited = max(entry.median for entry in stats.citations)
-        for entry in stats.citations:
-            out.append(f"  {_cut(entry.decision, LABEL_WIDTH - 2):<{LABEL_WIDTH - 2}} ")
-            out.append(bar(entry.median, most_cited, room - 16), style=ACCEPTED_STYLE)
-            out.append(f" {entry.median:,.0f}  ({entry.papers:,} papers, mean {entry.mean:,.1f})\n")
+        # The figures after each bar decide its room: a median of 12,345 and a mean of 23,456.7
+        # take a third of an 80-column line; the decisions' names are short.
+        label = min(LABEL_WIDTH - 2, max(len(entry.decision) for entry in stats.citations))
+        figures = [
+            f" {entry.median:,.0f}  ({entry.papers:,} papers, mean {entry.mean:,.1f})" for entry in stats.citations
+        ]
+        cited_room = min(room, width - 2 - label - 1 - max(map(len, figures)))
+        for entry, said in zip(stats.citations, figures, strict=True):
+            out.append(f"  {_cut(entry.decision, label):<{label}} ")
+            out.append(bar(entry.median, most_cited, cited_room), style=ACCEPTED_STYLE)
+            out.append(f"{said}\n")
     out.rstrip()
     return out
+
+
+def _heading(out: Text, title: str, note: str, short: str, width: int) -> None:
+    """A section's heading after a blank line, its note shortened where the whole would wrap."""
+    out.append(f"\n{title}", style=HEADING)
+    out.append(f"{note if len(title + note) <= width else short}\n", style="dim")
 
 
 def _pairs(out: Text, title: str, pairs: list[tuple[str, int]], room: int) -> None:

@@ -8,15 +8,21 @@ of" are not matched). Papers are taken in corpus order and each joins the first 
 The merged paper keeps the first one's id, file (`source`, which also decides the index shard it
 is indexed in, once) and place in corpus order; the other files are in `also_in`, so `list:NAME`
 finds it in each. Its fields are the richer record's (the one with more fields filled; the first on
-a tie), with any field that one lacks taken from the others. The ids of the papers merged into it
+a tie), with any field that one lacks taken from the others. Its facts (facts.py's reviews, people,
+citations) are each the first list's that has it; the per-author ones (ids, institutions,
+countries, positions, pages) follow the merged paper's authors, each author's taken from the first
+list that has it for that person, found by OpenReview id or by name. The ids of the papers merged into it
 are aliases of its id, so a bookmark made on any of them still finds it.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from search.corpus.formats.common import openreview_forum
 from search.models import NO_FACTS, Facts, Paper
@@ -196,11 +202,71 @@ def _combined(group: list[Paper]) -> Paper:
     }
     for name in ("rating", "citations"):  # what only some lists know, from the first that knows it
         filled[name] = next((getattr(p, name) for p in group if getattr(p, name) is not None), getattr(winner, name))
-    # Each fact from the first list that has it: one list's reviews, another's institutions.
-    known = [p.facts for p in group if p.facts != NO_FACTS]
+    # Each fact from the first list that has it: one list's reviews, another's institutions; each
+    # author's from the first list that has it for that author (lists order authors differently).
+    known = [p for p in group if p.facts != NO_FACTS]
     if len(known) > 1:
-        filled["facts"] = Facts(*(next((value for value in values if value), values[0]) for values in zip(*known)))
+        facts = Facts(
+            *(next((value for value in values if value), values[0]) for values in zip(*(p.facts for p in known)))
+        )
+        filled["facts"] = _per_author(facts, filled["authors"], known)
     elif known:
-        filled["facts"] = known[0]
+        filled["facts"] = known[0].facts
+        if known[0].authors != filled["authors"]:
+            filled["facts"] = _per_author(known[0].facts, filled["authors"], known)
     also_in = tuple(dict.fromkeys(p.source for p in group[1:] if p.source != first.source))
     return winner._replace(**filled, id=first.id, source=first.source, position=first.position, also_in=also_in)
+
+
+PER_AUTHOR = (
+    *("author_ids", "affiliations", "institutions", "abbreviations", "countries", "positions"),
+    *("homepages", "dblp", "scholar", "orcid"),
+)
+"""The facts that are one value per author, in `Paper.authors`' order."""
+
+
+def _per_author(facts: Facts, authors: tuple[str, ...], papers: list[Paper]) -> Facts:
+    """The facts with each per-author one in the order of the merged paper's `authors`: for each author,
+    the value of the first paper (list) that has one for that person, found by OpenReview id where
+    both lists have one, else by name (case, accents, punctuation and word order folded). A fact
+    no list has for an author is ""; a fact no list has at all is ()."""
+    places: list[dict[tuple[str, str], int]] = []
+    for paper in papers:
+        ids = paper.facts.author_ids
+        place: dict[tuple[str, str], int] = {}
+        for at, name in enumerate(paper.authors):
+            place.setdefault(("name", _person(name)), at)
+            if at < len(ids) and ids[at]:
+                place.setdefault(("id", ids[at]), at)
+        places.append(place)
+    wanted: list[list[tuple[str, str]]] = []
+    for name in authors:
+        keys = [("name", _person(name))]
+        for paper, place in zip(papers, places, strict=True):  # the person's ids, where a list names them so
+            same = place.get(keys[0])
+            ids = paper.facts.author_ids
+            if same is not None and same < len(ids) and ids[same] and ("id", ids[same]) not in keys:
+                keys.insert(0, ("id", ids[same]))
+        wanted.append(keys)
+    found: dict[str, Any] = {}
+    for name in PER_AUTHOR:
+        values = []
+        for keys in wanted:
+            value = ""
+            for paper, place in zip(papers, places, strict=True):
+                own = getattr(paper.facts, name)
+                where = next((place[key] for key in keys if key in place), None)
+                if where is not None and where < len(own) and own[where]:
+                    value = own[where]
+                    break
+            values.append(value)
+        found[name] = tuple(values) if any(values) else ()
+    return facts._replace(**found)
+
+
+def _person(name: str) -> str:
+    """A name as two lists may both write it: case, accents and punctuation folded, words sorted
+    ("Smith, John" and "john smith" are one person)."""
+    plain = unicodedata.normalize("NFKD", name)
+    plain = "".join(char for char in plain if not unicodedata.combining(char)).casefold()
+    return " ".join(sorted(re.sub(r"[\W_]+", " ", plain).split()))

@@ -9,7 +9,7 @@ A value with spaces, parentheses, quotes or backslashes is written in double quo
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from search.corpus.formats.common import normalised_status
 
@@ -151,6 +151,10 @@ def split_facets(text: str) -> tuple[str, Facets]:
             found = range_of(facet, value, negated)
             if found is None:
                 problems.append(f"{facet}:{value}: not a number or a range (try {_EXAMPLES[facet]})")
+            elif found.low is not None and found.high is not None and found.low > found.high:
+                low, high = value.split("..")
+                problems.append(f"{facet}:{value}: a range from high to low, read as {facet}:{high}..{low}")
+                ranges.append(replace(found, low=found.high, high=found.low))
             else:
                 ranges.append(found)
         elif facet in VALUE_FIELDS:

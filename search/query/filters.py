@@ -17,7 +17,8 @@ from functools import lru_cache
 
 from search.corpus.formats.common import status_key
 from search.models import AvailableFilters, Marks, Paper
-from search.query.facets import Facets, Range, quoted
+from search.query.boolean import FilterExpression, evaluate
+from search.query.facets import Facets, Range, quoted, split_facets
 
 CACHED_FILTERS = 16
 """Filters kept: the same one comes back on every keystroke while words are typed after it."""
@@ -49,6 +50,8 @@ class Filters:
         self._statuses: dict[str, str | None] | None = None
         self._any_code: bool | None = None
         self._values: dict[str, frozenset[str]] = {}
+        self._everything: frozenset[str] | None = None
+        self._sortable: dict[str, bool] = {}
 
     def allowed(self, facets: Facets, marks: Marks) -> tuple[frozenset[str] | None, list[str]]:
         """The paper ids the facets let through (None: no filter), and what was not understood."""
@@ -64,6 +67,25 @@ class Filters:
             self._cache[key] = self._compute(facets, marks)
         allowed, problems = self._cache[key]
         return allowed, [*facets.problems, *problems]
+
+    def combined(self, expression: FilterExpression, marks: Marks) -> tuple[frozenset[str], list[str]]:
+        """The paper ids a query's filters let through when its AND, OR, NOT or parentheses join
+        them (boolean.py), and what was not understood or finds nothing, each said once."""
+        problems = list(expression.problems)
+
+        def plain(text: str) -> frozenset[str] | None:
+            allowed, found = self.allowed(split_facets(text)[1], marks)
+            problems.extend(problem for problem in found if problem not in problems)
+            return allowed
+
+        if self._everything is None:
+            self._everything = frozenset(paper.id for paper in self._papers)
+        everything = self._everything
+        found = plain(expression.plain) if expression.plain else None
+        result = everything if found is None else found
+        for node in expression.filters:
+            result = result & evaluate(node, plain, everything)
+        return result, problems
 
     def _compute(self, facets: Facets, marks: Marks) -> tuple[frozenset[str], list[str]]:
         problems = [
@@ -109,7 +131,7 @@ class Filters:
             for bounds in facets.ranges:
                 problems += self._range_problems(bounds)
             for field, wanted_values, check in value_checks:
-                problems += self._value_problems(field, wanted_values, check)
+                problems += self._value_problems(field, wanted_values, check, marks)
         if ("has:code", True) in facets.flags and not allowed and not self._some_code():
             problems.append("no loaded paper has a code link: has:code finds nothing here")
         return allowed, problems
@@ -174,10 +196,20 @@ class Filters:
             self._values[field] = frozenset(found)
         return self._values[field]
 
-    def _value_problems(self, field: str, wanted: list[str], check: Callable[[Paper], bool]) -> list[str]:
-        """Why a field finds nothing: no loaded list has it at all, or no paper has these values."""
-        if field in ("tag", "note"):
-            return []
+    def _value_problems(self, field: str, wanted: list[str], check: Callable[[Paper], bool], marks: Marks) -> list[str]:
+        """Why a field finds nothing: no loaded list has it at all, or no paper has these values;
+        for tag: and note:, the user has none yet, or none of theirs is that one."""
+        if field == "tag":
+            yours = sorted({tag for _, _, tags in marks.notes for tag in tags}, key=str.casefold)
+            if not yours:
+                return ["you have no tags yet: tag: finds nothing (t on a paper adds one)"]
+            shown = " or ".join(f"tag:{quoted(value)}" for value in wanted)
+            return [f"{shown}: none of your bookmarks has that tag (yours: {_listed(yours)})"]
+        if field == "note":
+            if not any(note.strip() for _, note, _ in marks.notes):
+                return ["you have no notes yet: note: finds nothing (n on a paper writes one)"]
+            shown = " or ".join(f"note:{quoted(value)}" for value in wanted)
+            return [f"{shown}: none of your notes has that"]
         has = _VALUE_DATA[field]
         if not any(has(paper) for paper in self._papers):
             return [f"no loaded list has {_VALUE_NAMES[field]}: {field}: finds nothing here"]
@@ -255,6 +287,16 @@ class Filters:
         if flag == "is:bookmarked":
             return lambda paper: (paper.id in marks.bookmarked) == wanted
         return lambda paper: (paper.id not in marks.opened) == wanted
+
+    def unsortable(self, sort: str) -> str | None:
+        """Why sort:rating (citations, year) cannot order anything: no loaded paper has that
+        number ("no loaded list has ratings"); None when some paper has it or the sort needs none."""
+        if sort not in _RANGE_VALUES:
+            return None
+        if sort not in self._sortable:
+            value = _RANGE_VALUES[sort]
+            self._sortable[sort] = any(value(paper) is not None for paper in self._papers)
+        return None if self._sortable[sort] else f"no loaded list has {_RANGE_NAMES[sort]}"
 
     def sort(self, papers: list[Paper], sort: str) -> list[Paper]:
         """Papers by name (headline, case-folded); by rating, citations or year, highest (newest)

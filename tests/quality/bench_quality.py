@@ -2,7 +2,7 @@
 
     python tests/quality/bench_quality.py [--per-list N] [--seed S] [--quick]
 
-Three setups, each over every paper of the lists in ../shared/corpora/paperlists (--quick: three
+Three corpora, each of every paper of the lists in ../shared/corpora/paperlists (--quick: three
 small lists), the titles as the reader shows them (LaTeX converted):
 
   title -> abstracts          a paper's title pasted into a corpus of abstracts without titles
@@ -16,6 +16,9 @@ small lists), the titles as the reader shows them (LaTeX converted):
   description -> title+abstract  a description written by hand (tests/quality/descriptions.json,
                               67 papers, 4 a list; not the abstract's rarest words), samples A and
                               B alternate over the file
+  author + word -> title+abstract+authors  one author's surname and one content word of the
+                              title, lower case ("hinton capsules"), into a corpus with authors too
+  acronym -> title+abstract   the name a title opens with ("BitStack: ...", two capitals or more)
 
 The known item is the paper the query came from. iclr-reader answers through `engine.search(query,
 limit=10)`, the call `iclr-reader search` makes; FTS5 (tokenize='porter unicode61', bm25) answers
@@ -70,6 +73,8 @@ SETUPS = (
     ("typo_to_title_abstract", "typos -> title+abstract", "titled", "typo"),
     ("half_title_to_title_abstract", "half title -> title+abstract", "titled", "half"),
     ("description_to_title_abstract", "description -> title+abstract", "titled", "description"),
+    ("author_word_to_title_abstract_authors", "author + word -> +authors", "authored", "author"),
+    ("acronym_to_title_abstract", "acronym -> title+abstract", "titled", "acronym"),
 )
 DESCRIPTIONS = Path(__file__).with_name("descriptions.json")
 """Hand-written descriptions: {"list", "title", "description"} each; the title names the known item."""
@@ -207,8 +212,9 @@ def list_files(quick: bool) -> list[Path]:
 
 
 def write_corpora(files: Sequence[Path], folder: Path) -> dict[str, list[Path]]:
-    """Each list written twice as JSON records: id and abstract only, and id, title and abstract."""
-    written: dict[str, list[Path]] = {"abstracts": [], "titled": []}
+    """Each list written three times as JSON records: id and abstract only; id, title and abstract;
+    and those with the authors."""
+    written: dict[str, list[Path]] = {"abstracts": [], "titled": [], "authored": []}
     for path in files:
         records = json.loads(path.read_text(encoding="utf-8"))
         kept = [
@@ -220,7 +226,11 @@ def write_corpora(files: Sequence[Path], folder: Path) -> dict[str, list[Path]]:
             and isinstance(record.get("title"), str)
             and record["title"].strip()
         ]
-        for kind, fields in (("abstracts", ("id", "abstract")), ("titled", ("id", "title", "abstract"))):
+        for kind, fields in (
+            ("abstracts", ("id", "abstract")),
+            ("titled", ("id", "title", "abstract")),
+            ("authored", ("id", "title", "abstract", "author")),
+        ):
             out = folder / kind / path.name  # the list's own name: the same list names and venues
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(json.dumps([{key: r[key] for key in fields if key in r} for r in kept]), encoding="utf-8")
@@ -232,10 +242,15 @@ def open_setup(paths: list[Path], cache: Path) -> Setup:
     engine = SearchEngine(load_corpus(paths), cache_dir=cache)
     engine.ensure_index()
     db = sqlite3.connect(":memory:")
-    db.execute("CREATE VIRTUAL TABLE docs USING fts5(id UNINDEXED, title, abstract, tokenize='porter unicode61')")
-    db.executemany(
-        "INSERT INTO docs VALUES (?, ?, ?)",
-        ((paper.id, paper.title or "", engine.describe(paper.id).rendered.text) for paper in engine.papers),
+    db.execute(
+        "CREATE VIRTUAL TABLE docs USING fts5(id UNINDEXED, title, abstract, authors, tokenize='porter unicode61')"
+    )
+    db.executemany(  # (a column empty in every row adds nothing to any score)
+        "INSERT INTO docs VALUES (?, ?, ?, ?)",
+        (
+            (paper.id, paper.title or "", engine.describe(paper.id).rendered.text, " ".join(paper.authors))
+            for paper in engine.papers
+        ),
     )
     db.commit()
     return Setup(engine, db)
@@ -357,6 +372,37 @@ def _other_form(word: str) -> str:
     return word + "s"
 
 
+def author_word_query(paper: Paper, authors: Sequence[str], seed: int) -> str | None:
+    """One of the authors' surnames (the name's last plain word) and one content word of the
+    title (4+ letters, no stop word), lower case."""
+    rng = _rng(seed, paper, "author")
+    surnames = [
+        plain[-1] for plain in ([w for w in words_of(name) if _PLAIN.fullmatch(w)] for name in authors) if plain
+    ]
+    words = [
+        word
+        for word in dict.fromkeys(words_of(paper.title or ""))
+        if _PLAIN.fullmatch(word) and len(word) >= MIN_WORD_LENGTH and word not in STOP_WORDS
+    ]
+    surnames = [name for name in surnames if len(name) >= 2]
+    if not surnames or not words:
+        return None
+    return f"{rng.choice(surnames)} {rng.choice(words)}"
+
+
+_ACRONYM = re.compile(r"\s*([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)\s*:")
+
+
+def acronym_query(paper: Paper) -> str | None:
+    """The name a title opens with, before a colon, when it has two capitals or more ("PAWL",
+    "BitStack", "GPT-4V"); else none."""
+    found = _ACRONYM.match(paper.title or "")
+    if not found:
+        return None
+    name = found.group(1)
+    return name if sum(char.isupper() for char in name) >= 2 and len(name) >= 3 else None
+
+
 def description_samples(papers: Sequence[Paper]) -> tuple[dict[str, list[Paper]], dict[str, str]]:
     """The hand-written descriptions' papers (found by list and title), alternately in samples A
     and B, and each one's description."""
@@ -473,12 +519,15 @@ def main() -> int:
         titles = {paper.id: paper.title for paper in titled.papers}
         words = distinctive_queries(titled)
         described_samples, described = description_samples(titled.papers)
+        authors = {paper.id: paper.authors for paper in corpora["authored"].engine.papers}
         query_of: dict[str, Callable[[Paper], str | None]] = {
             "title": lambda paper: titles.get(paper.id),
             "words": lambda paper: words.get(paper.id),
             "typo": lambda paper: typo_query(paper, args.seed),
             "half": lambda paper: half_title_query(paper, args.seed),
             "description": lambda paper: described.get(paper.id),
+            "author": lambda paper: author_word_query(paper, authors.get(paper.id, ()), args.seed),
+            "acronym": acronym_query,
         }
         odd = {key: Oddities() for key, _, _, _ in SETUPS}
         results = {

@@ -401,3 +401,36 @@ def test_a_forum_address_is_read_in_linear_time_however_many_it_holds(monkeypatc
 )
 def test_forum_ids_are_read_as_before(url, forum):
     assert openreview_forum(url) == forum
+
+
+def test_each_authors_facts_stay_with_that_author_when_lists_order_them_differently(tmp_path):
+    abstract = FILLER.format(n="people")
+    first = {
+        "id": "f1",
+        "abstract": abstract,
+        "author": "Ada Lovelace;Alan Turing;Grace Hopper",
+        "authorids": "~Ada_Lovelace1;~Alan_Turing1;",
+        "aff": "University of Cambridge;University of Manchester;Yale University",
+        "position": "PhD student;Professor;",
+    }
+    second = {  # richer: its order of the authors is the merged paper's
+        "id": "s1",
+        "abstract": abstract,
+        "title": "Engines",
+        "status": "Poster",
+        "keywords": "engines",
+        "author": "Alan Turing;GRACE  HOPPER;Ada Lovelace",
+        "authorids": "~Alan_Turing1;;~Ada_Lovelace1",
+        "homepage": "https://turing.example;https://hopper.example;",
+        "position": ";Rear Admiral;",
+    }
+    (paper,) = load_corpus([write(tmp_path / "a.json", [first]), write(tmp_path / "b.json", [second])]).papers
+    assert paper.authors == ("Alan Turing", "GRACE HOPPER", "Ada Lovelace")
+    facts = paper.facts
+    assert facts.affiliations == ("University of Manchester", "Yale University", "University of Cambridge")
+    assert facts.author_ids == ("~Alan_Turing1", "", "~Ada_Lovelace1")
+    assert facts.homepages == ("https://turing.example", "https://hopper.example", "")
+    assert facts.positions == ("Professor", "Rear Admiral", "PhD student")
+    by_ids = dict(second, author="A. M. Turing;Grace Hopper;Ada Lovelace")  # another spelling, the same id
+    (paper,) = load_corpus([write(tmp_path / "a.json", [first]), write(tmp_path / "b.json", [by_ids])]).papers
+    assert paper.facts.affiliations == ("University of Manchester", "Yale University", "University of Cambridge")

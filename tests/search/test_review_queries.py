@@ -5,6 +5,7 @@ the language does not know, or a value no paper has, says so."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -24,7 +25,7 @@ def lists(paperlist_files, tmp_path_factory):
         for record in json.loads(path.read_text(encoding="utf-8")):
             abstract = (record.get("abstract") or "").strip()
             if abstract and abstract != "abstract" and record.get("title") != "title":
-                by_id[record["id"]] = {**record, "_year": int(path.stem[-4:])}
+                by_id[record["id"]] = {**record, "_year": int(path.stem[-4:]), "_list": path.stem}
     # A paper in two lists is one paper, with what either list says (the first list's where both do).
     for alias, kept in engine.aliases.items():
         other = by_id.pop(alias)
@@ -184,3 +185,78 @@ def test_a_value_of_punctuation_only_finds_nothing(tmp_path):
     for query in ('inst:"("', 'author:"."', "area:--"):
         assert engine.search(query).total == 0, query
     engine.close()
+
+
+def institutions_of(record) -> list[str]:
+    """Every institution and abbreviation a record's authors have, as words (what inst: reads)."""
+    found = []
+    for key in ("aff_unique_norm", "aff_unique_abbr"):
+        for per_author in (record.get(key) or "").split(";"):
+            found += [" ".join(re.sub(r"[\W_]+", " ", part.lower()).split()) for part in per_author.split("+")]
+    return [name for name in found if name]
+
+
+def with_institution(records, word: str) -> set[str]:
+    return {r["id"] for r in records if any(word in name.split() for name in institutions_of(r))}
+
+
+def ids(engine, query: str) -> set[str]:
+    return {hit.paper_id for hit in engine.search(SearchRequest(query, limit=100_000)).hits}
+
+
+@pytest.mark.slow
+def test_filters_combine_with_or_not_and_parentheses_as_the_files_say(lists):
+    engine, records = lists
+    kept = {r["id"] for r in records if r["_list"] in ("iclr2018", "colm2025")}
+    cambridge, oxford = with_institution(records, "cambridge"), with_institution(records, "oxford")
+    found = engine.search("inst:cambridge OR inst:oxford (list:iclr2018 OR list:colm2025)")
+    assert found.total == len((cambridge | oxford) & kept) > len(cambridge & kept) > 0 and not found.notice
+    high = sum(1 for r in records if (mean_rating(r) or 0) >= 7)
+    assert total(engine, "NOT rating:>=7") == len(records) - high and high > 0
+    mit = with_institution(records, "mit") | with_institution(records, "stanford")
+    learning = ids(engine, "learning")
+    assert ids(engine, "learning (inst:mit OR inst:stanford)") == learning & mit and learning & mit
+    assert ids(engine, "learning AND (inst:mit OR inst:stanford)") == learning & mit
+    assert total(engine, "list:colm2025 AND NOT inst:mit") == len(
+        {r["id"] for r in records if r["_list"] == "colm2025"} - with_institution(records, "mit")
+    )
+
+
+def test_filters_joined_by_operators_on_a_small_list(small):
+    assert {h.paper_id for h in small.search("year:2020 OR rating:>=6").hits} == {"a", "b"}
+    assert {h.paper_id for h in small.search("NOT year:2019").hits} == {"b"}
+    assert [h.paper_id for h in small.search("diffusion NOT (year:2020 OR rating:>=7)").hits] == ["a"]
+    mixed = small.search("diffusion OR year:2020")
+    assert mixed.notice and "OR joins filters with filters or words with words; read as AND" in mixed.notice
+    assert [h.paper_id for h in mixed.hits] == ["b"]
+
+
+def test_sorting_by_a_number_no_list_has_says_so(tmp_path):
+    records = [
+        {"id": "p", "title": "Diffusion one", "abstract": "Diffusion models for images."},
+        {"id": "q", "title": "Graphs", "abstract": "Graph diffusion for text."},
+    ]
+    path = tmp_path / "plain.json"
+    path.write_text(json.dumps(records), encoding="utf-8")
+    engine = SearchEngine(load_corpus([path]), tmp_path / "cache")
+    with_words = engine.search("diffusion sort:rating")
+    assert with_words.notice == "no loaded list has ratings: sorted by relevance"
+    assert [hit.paper_id for hit in with_words.hits] == [hit.paper_id for hit in engine.search("diffusion").hits]
+    alone = engine.search("sort:citations")
+    assert alone.notice == "no loaded list has citations: listed in corpus order" and alone.total == 2
+    engine.close()
+
+
+def test_a_range_from_high_to_low_is_read_the_other_way_and_said(small):
+    result = small.search("rating:7..5")
+    assert result.notice == "rating:7..5: a range from high to low, read as rating:5..7"
+    assert [hit.paper_id for hit in result.hits] == ["a"]
+
+
+def test_tags_and_notes_the_user_does_not_have_say_so(small):
+    assert small.search("tag:todo").notice == "you have no tags yet: tag: finds nothing (t on a paper adds one)"
+    assert small.search("note:idea").notice == "you have no notes yet: note: finds nothing (n on a paper writes one)"
+    marks = Marks(frozenset({"a"}), notes=(("a", "", ("later", "maybe")),))
+    assert small.search(SearchRequest("tag:todo", marks=marks)).notice == (
+        "tag:todo: none of your bookmarks has that tag (yours: later, maybe)"
+    )

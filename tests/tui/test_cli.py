@@ -264,3 +264,28 @@ def test_recommend_json_and_plain(capsys):
     assert lines[1].startswith(first) and lines[2].strip().startswith("like: BitStack")
     code, _, err = run(capsys, "recommend", "--limit", "0")
     assert code == 2 and err.count("\n") == 1
+
+
+def test_search_prints_what_orders_the_hits_never_a_made_up_score(capsys, tmp_path):
+    records = [
+        {"id": "hi", "title": "Graph one", "abstract": "Graphs.", "rating": "8;8", "gs_citation": 12},
+        {"id": "lo", "title": "Graph two", "abstract": "Graph graphs.", "rating": "3;5", "gs_citation": 1500},
+        {"id": "no", "title": "Trees", "abstract": "Trees."},
+    ]
+    path = tmp_path / "conf2020.json"
+    path.write_text(json.dumps(records), encoding="utf-8")
+    corpus = ("--corpus", str(path))
+    _, out, _ = run(capsys, *corpus, "search", "rating:>=1")  # filters alone: nothing scored
+    assert out.splitlines()[1:] == ["hi  Graph one", "lo  Graph two"]
+    _, out, _ = run(capsys, *corpus, "search", "sort:citations")
+    assert out.splitlines()[1:] == [
+        "lo  cited   1,500  Graph two",
+        "hi  cited      12  Graph one",
+        "no  cited       -  Trees",
+    ]
+    _, out, _ = run(capsys, *corpus, "search", "graph sort:rating")
+    assert out.splitlines()[1:] == ["hi  rating    8.00  Graph one", "lo  rating    4.00  Graph two"]
+    _, out, _ = run(capsys, *corpus, "search", "graph")
+    assert all(float(line.split()[1]) > 0 for line in out.splitlines()[1:])  # words: their score
+    _, out, _ = run(capsys, *corpus, "search", "rating:>=1", "--json")
+    assert [hit["score"] for hit in json.loads(out)["hits"]] == [None, None]

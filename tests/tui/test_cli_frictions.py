@@ -157,3 +157,15 @@ def test_venues_are_spelled_as_they_write_themselves(tmp_path, capsys):
     run(capsys, "add", corpus)
     code, out, _ = run(capsys, "lists")
     assert "CoRL 2023" in next(line for line in out.splitlines() if line.startswith("corl2023"))
+
+
+def test_lists_shows_the_files_opened_with_corpus_as_the_apps_library_does(tmp_path, capsys):
+    run(capsys, "add", write(tmp_path, "kept.json", records(2, "k")))
+    opened = write(tmp_path, "Opened.json", records(3, "o"))
+    code, out, err = run(capsys, "--corpus", opened, "lists")
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[0].startswith("opened") and "3 papers" in lines[0] and lines[0].endswith("  --corpus")
+    assert lines[1:] == ["1 list, 3 papers"]  # not the library's kept nor the bundled list
+    code, out, _ = run(capsys, "--corpus", opened, "lists", "--json")
+    assert [(row["name"], row["papers"], row["file"]) for row in json.loads(out)["lists"]] == [("opened", 3, opened)]

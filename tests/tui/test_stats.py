@@ -169,3 +169,19 @@ def test_ratings_by_decision_equal_the_file(paperlist_files):
     cites = [r["gs_citation"] for r in records if r["status"] == "Oral" and r.get("gs_citation", -1) >= 0]
     oral = next(entry for entry in stats.citations if entry.decision == "oral")
     assert (oral.papers, oral.median) == (len(cites), statistics.median(cites))
+
+
+def test_citations_by_decision_fit_the_width_with_counts_in_the_thousands(tmp_path):
+    records = [
+        {**record, "gs_citation": count, "id": f"{record['id']}{n}"}
+        for n, count in enumerate((123_456, 98_765, 54_321, 1_234))
+        for record in RECORDS
+    ]
+    engine = SearchEngine(load_corpus([write_list(tmp_path / "conf2025.json", records)]), cache_dir=tmp_path / "c")
+    stats = engine.stats()
+    assert stats.citations and max(entry.mean for entry in stats.citations) > 10_000
+    for width in (136, 76, 56):  # the screen's at 140, 80 and 60 columns
+        lines = stats_text(stats, width).plain.splitlines()
+        assert max(len(line) for line in lines) <= width, width
+        cited = lines[lines.index(next(line for line in lines if line.startswith("Citations by decision"))) + 1 :]
+        assert all("papers, mean" in line for line in cited) and "█" in cited[0]  # one line each, a bar

@@ -8,7 +8,7 @@ import argparse
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from search import (
@@ -20,6 +20,7 @@ from search import (
     SearchEngine,
     bundled_paths,
     forget_index,
+    list_name,
     load_corpus,
     paths,
     shown,
@@ -41,6 +42,8 @@ class ListSummary:
     file: str
     error: str | None
     origin: ListOrigin | None = None
+    opened: bool = False
+    """Opened with --corpus (not part of the library)."""
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -117,17 +120,37 @@ def remove_list(args: argparse.Namespace) -> int:
 
 
 def show_lists(args: argparse.Namespace) -> int:
+    """The lists the app would load: the bundled list and the library's, or the files given with
+    --corpus (as the app's Library shows them)."""
     library = Library()
-    files = library.files()
-    warn_left_out(library.problems())  # the library folder (or a list's) cannot be read: the rest is listed
-    # A downloaded iclr2025 holds the bundled papers: the two are one list, shown once.
-    summaries = [] if library.find(BUNDLED_LIST) else [_summarize(BUNDLED_LIST, bundled_paths(), "bundled")]
-    summaries += [_summarize(path.parent.name, [path], str(path), library.origin(path.parent.name)) for path in files]
+    if args.corpus:
+        files = [Path(path) for path in args.corpus]
+        summaries = [_opened(library, path) for path in files]
+    else:
+        files = library.files()
+        warn_left_out(library.problems())  # the library folder (or a list's) cannot be read: the rest is listed
+        # A downloaded iclr2025 holds the bundled papers: the two are one list, shown once.
+        summaries = [] if library.find(BUNDLED_LIST) else [_summarize(BUNDLED_LIST, bundled_paths(), "bundled")]
+        summaries += [
+            _summarize(path.parent.name, [path], str(path), library.origin(path.parent.name)) for path in files
+        ]
+        files = [*bundled_paths(), *files]
     if args.json:
         print_json(lists_json(summaries))
         return 0
-    _print_table(summaries, _distinct_papers([*bundled_paths(), *files]) if len(summaries) > 1 else None, args.verbose)
+    _print_table(summaries, _distinct_papers(files) if len(summaries) > 1 else None, args.verbose)
     return 0
+
+
+def _opened(library: Library, path: Path) -> ListSummary:
+    """A file given with --corpus: a library list or the bundled one as such, else opened."""
+    name = list_name(str(path))
+    if name == BUNDLED_LIST and path.resolve() in [bundled.resolve() for bundled in bundled_paths()]:
+        return _summarize(name, [path], "bundled")
+    found = library.find(name)
+    if found is not None and found.resolve() == path.resolve():
+        return _summarize(name, [path], str(path), library.origin(name))
+    return replace(_summarize(name, [path], str(path)), opened=True)
 
 
 def _distinct_papers(files: list[Path]) -> int | None:
@@ -172,7 +195,7 @@ def _cut(text: str, width: int) -> str:
 def _short_origin(summary: ListSummary) -> str:
     """bundled, file, or the source and the day it was downloaded: paperlists 2025-06-01"""
     if summary.origin is None:
-        return "bundled" if summary.file == "bundled" else "file"
+        return "bundled" if summary.file == "bundled" else "--corpus" if summary.opened else "file"
     return f"{summary.origin.kind} {summary.origin.fetched_at[:10]}"
 
 

@@ -129,8 +129,10 @@ def papers_json(engine: SearchEngine) -> JsonObject:
 def search_json(engine: SearchEngine, result: SearchResult) -> JsonObject:
     """`search --json`: the query, its spelling correction searched instead (or null), the one
     offered ("did you mean", or null), the rare words also searched as a common spelling, the
-    match count and the ranked hits."""
-    hits = [hit_json(engine, hit) for hit in result.hits]
+    match count and the ranked hits (each hit's score null when no words were searched: filters
+    alone score nothing)."""
+    scored = any(hit.score for hit in result.hits)
+    hits = [hit_json(engine, hit, scored) for hit in result.hits]
     return {
         "query": result.query,
         "corrected": result.corrected,
@@ -170,9 +172,11 @@ def recommended_json(engine: SearchEngine, result: Recommendations | None) -> Js
     }
 
 
-def hit_json(engine: SearchEngine, hit: Hit) -> JsonObject:
-    """One hit of `search --json` or `related --json`: the paper object, its score and the terms that matched."""
-    return {**paper_object(engine, hit.paper_id), "score": round(hit.score, 4), "terms": list(hit.terms)}
+def hit_json(engine: SearchEngine, hit: Hit, scored: bool = True) -> JsonObject:
+    """One hit of `search --json` or `related --json`: the paper object, its score (null when
+    nothing was scored) and the terms that matched."""
+    score = round(hit.score, 4) if scored else None
+    return {**paper_object(engine, hit.paper_id), "score": score, "terms": list(hit.terms)}
 
 
 def stats_json(stats: Stats, query: str) -> JsonObject:

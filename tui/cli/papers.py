@@ -9,9 +9,9 @@ import shutil
 import sys
 import textwrap
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from search import Hit, Marks, SearchEngine, SearchRequest, UserStore, convert, split_facets
+from search import Hit, Marks, Paper, SearchEngine, SearchRequest, UserStore, convert, split_facets
 from tui.cli.errors import CliError, shown
 from tui.cli.loading import ensure_index, load_engine
 from tui.cli.output import (
@@ -151,15 +151,38 @@ def search_papers(args: argparse.Namespace) -> int:
         return 0
     showing = f" (showing {len(result.hits):,})" if result.total > len(result.hits) else ""
     print(counted(result.total, "match") + showing)
-    _print_hits(engine, result.hits)
+    _print_hits(engine, result.hits, split_facets(result.query)[1].sort)
     return 0
 
 
-def _print_hits(engine: SearchEngine, hits: Sequence[Hit]) -> None:
-    """One hit a line: its id (padded to the longest, so the columns line up), score and headline."""
+def _print_hits(engine: SearchEngine, hits: Sequence[Hit], sort: str = "relevance") -> None:
+    """One hit a line: its id (padded to the longest, so the columns line up), what orders it and
+    its headline. What orders it: by relevance, the words' score (none when no words were
+    searched: filters alone score nothing); by rating, citations or year, that number ("rating
+    -" when the paper has none; the score when no hit has one); by name or corpus order, nothing."""
     width = id_width(hit.paper_id for hit in hits)
+    figures = _SORT_FIGURES.get(sort)
+    if figures and all(figures[1](engine.paper(hit.paper_id)) is None for hit in hits):
+        sort = "relevance"  # no list has the number: the engine kept relevance (its notice says so)
+    scored = sort == "relevance" and any(hit.score for hit in hits)
     for hit in hits:
-        print(f"{hit.paper_id:<{width}}  {hit.score:6.2f}  {engine.row(hit.paper_id).headline}")
+        headline = engine.row(hit.paper_id).headline
+        if sort in _SORT_FIGURES:
+            label, figure = _SORT_FIGURES[sort]
+            value = figure(engine.paper(hit.paper_id))
+            print(f"{hit.paper_id:<{width}}  {label} {'-' if value is None else value:>7}  {headline}")
+        elif scored:
+            print(f"{hit.paper_id:<{width}}  {hit.score:6.2f}  {headline}")
+        else:
+            print(f"{hit.paper_id:<{width}}  {headline}")
+
+
+_SORT_FIGURES: dict[str, tuple[str, Callable[[Paper], str | None]]] = {
+    "rating": ("rating", lambda paper: None if paper.rating is None else f"{paper.rating:.2f}"),
+    "citations": ("cited", lambda paper: None if paper.citations is None else f"{paper.citations:,}"),
+    "year": ("year", lambda paper: None if paper.year is None else str(paper.year)),
+}
+"""sort: -> the word said before each hit's figure, and the figure (None: the paper has none)."""
 
 
 def show_stats(args: argparse.Namespace) -> int:
