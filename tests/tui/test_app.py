@@ -259,10 +259,12 @@ async def test_reader_renders_latex_and_pages_with_space(make_app):
         reader = app.screen.query_one(ReaderPane)
         styles = {(text[s.start : s.end], str(s.style)) for s in reader.text.spans}
         assert ("capability", "italic") in styles
-        await pilot.press("space")
+        await pilot.press("space")  # a page scrolls in frames: not one frame on a busy machine
+        await pilot.wait_for_scheduled_animations()
         await pilot.pause()
         assert reader.scroll_y > 0
         await pilot.press("shift+space")
+        await pilot.wait_for_scheduled_animations()
         await pilot.pause()
         assert reader.scroll_y == 0
 
