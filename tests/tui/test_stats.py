@@ -131,6 +131,14 @@ async def test_s_opens_the_screen_with_the_numbers_stats_json_gives(tmp_path, ca
             screen = app.screen
             assert isinstance(screen, StatsScreen) and screen.stats == engine.stats("graphs")
             assert "3 papers" in str(screen.query_one("#stats-body").render())
+            scroll = screen.query_one("#stats-scroll")
+            assert scroll.max_scroll_y > 0  # longer than the screen at either size: the reader's keys move it
+            await pilot.press("G")
+            await pilot.wait_for_scheduled_animations()
+            assert scroll.scroll_y == scroll.max_scroll_y
+            await pilot.press("g")
+            await pilot.wait_for_scheduled_animations()
+            assert scroll.scroll_y == 0
             await pilot.press("escape")
             await settle(pilot, app)
             assert not isinstance(app.screen, StatsScreen)

@@ -8,10 +8,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Static
 
 from search import ForumReviews, Reply
+from tui.screens.page import TextPage
 
 KIND_NAMES = {"review": "Review", "meta-review": "Meta-review", "decision": "Decision"}
 _NUMBERED = {"Rating": "rating", "Confidence": "confidence"}
@@ -67,24 +67,10 @@ def _heading(reply: Reply, reviewer: int | None) -> Text:
     return heading
 
 
-class ReviewsScreen(Screen[None]):
+class ReviewsScreen(TextPage):
     """One paper's reviews; esc (or R, q) goes back."""
 
-    DEFAULT_CSS = """
-    ReviewsScreen { background: $surface; }
-    ReviewsScreen #reviews-title { height: 1; padding: 0 1; background: $panel; text-style: bold; }
-    ReviewsScreen #reviews-body { padding: 0 1; }
-    """
-
-    BINDINGS = [
-        Binding("escape,R,q", "close", "Back"),
-        Binding("j,down", "scroll('down')", "Down", show=False),
-        Binding("k,up", "scroll('up')", "Up", show=False),
-        Binding("space,pagedown", "scroll('page_down')", "Page down", show=False),
-        Binding("pageup", "scroll('page_up')", "Page up", show=False),
-        Binding("g,home", "scroll('home')", "Top", show=False),
-        Binding("G,end", "scroll('end')", "Bottom", show=False),
-    ]
+    BINDINGS = [Binding("escape,R,q", "close", "Back")]
 
     def __init__(self, title: str, found: ForumReviews) -> None:
         super().__init__()
@@ -93,21 +79,9 @@ class ReviewsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(
-            Text(f"Reviews · {self.paper_title} · esc: back", no_wrap=True, overflow="ellipsis"), id="reviews-title"
+            Text(f"Reviews · {self.paper_title} · esc: back", no_wrap=True, overflow="ellipsis"),
+            id="reviews-title",
+            classes="page-title",
         )
         with VerticalScroll(id="reviews-scroll"):
-            yield Static(reviews_text(self.found), id="reviews-body")
-
-    def action_scroll(self, where: str) -> None:
-        scroll = self.query_one("#reviews-scroll", VerticalScroll)
-        {
-            "down": scroll.scroll_down,
-            "up": scroll.scroll_up,
-            "page_down": scroll.scroll_page_down,
-            "page_up": scroll.scroll_page_up,
-            "home": scroll.scroll_home,
-            "end": scroll.scroll_end,
-        }[where]()
-
-    def action_close(self) -> None:
-        self.dismiss(None)
+            yield Static(reviews_text(self.found), id="reviews-body", classes="page-body")

@@ -9,31 +9,17 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.events import Resize
-from textual.screen import Screen
 from textual.widgets import Static
 
 from search import SearchEngine, SearchRequest, Stats
+from tui.screens.page import TextPage
 from tui.stats_view import stats_text
 
 
-class StatsScreen(Screen[None]):
+class StatsScreen(TextPage):
     """Statistics of a query's papers; esc (or s, q) goes back."""
 
-    DEFAULT_CSS = """
-    StatsScreen { background: $surface; }
-    StatsScreen #stats-title { height: 1; padding: 0 1; background: $panel; text-style: bold; }
-    StatsScreen #stats-body { padding: 0 1; }
-    """
-
-    BINDINGS = [
-        Binding("escape,s,q", "close", "Back"),
-        Binding("j,down", "scroll('down')", "Down", show=False),
-        Binding("k,up", "scroll('up')", "Up", show=False),
-        Binding("space,pagedown", "scroll('page_down')", "Page down", show=False),
-        Binding("pageup", "scroll('page_up')", "Page up", show=False),
-        Binding("g,home", "scroll('home')", "Top", show=False),
-        Binding("G,end", "scroll('end')", "Bottom", show=False),
-    ]
+    BINDINGS = [Binding("escape,s,q", "close", "Back")]
 
     def __init__(self, engine: SearchEngine, request: SearchRequest) -> None:
         super().__init__()
@@ -50,10 +36,12 @@ class StatsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(
-            Text(f"Statistics · {self.scope} · esc: back", no_wrap=True, overflow="ellipsis"), id="stats-title"
+            Text(f"Statistics · {self.scope} · esc: back", no_wrap=True, overflow="ellipsis"),
+            id="stats-title",
+            classes="page-title",
         )
         with VerticalScroll(id="stats-scroll"):
-            yield Static(Text("Counting…", style="dim"), id="stats-body")
+            yield Static(Text("Counting…", style="dim"), id="stats-body", classes="page-body")
 
     def on_mount(self) -> None:
         self._count()
@@ -82,17 +70,3 @@ class StatsScreen(Screen[None]):
 
     def on_resize(self, event: Resize) -> None:
         self._draw()
-
-    def action_scroll(self, where: str) -> None:
-        scroll = self.query_one("#stats-scroll", VerticalScroll)
-        {
-            "down": scroll.scroll_down,
-            "up": scroll.scroll_up,
-            "page_down": scroll.scroll_page_down,
-            "page_up": scroll.scroll_page_up,
-            "home": scroll.scroll_home,
-            "end": scroll.scroll_end,
-        }[where]()
-
-    def action_close(self) -> None:
-        self.dismiss(None)
