@@ -637,16 +637,10 @@ class MainScreen(LibraryActions, DiscoveryActions, MarkedActions):
         if self.store_access.require(self) is None:
             return
 
-        def opened(paper_id: str | None) -> None:
-            self._load_marks()
-            self._refill()
-            if paper_id is not None:
-                self._open_bookmarked(paper_id)
-
         from tui.screens.bookmarks import BookmarksScreen  # loaded when first opened, not before the first frame
 
         self.app.push_screen(
-            BookmarksScreen(set(self.engine.by_id), self.store_access, self.engine), opened
+            BookmarksScreen(set(self.engine.by_id), self.store_access, self.engine), self._back_from_bookmarks
         )  # aliases too
 
     def action_recommended(self) -> None:
@@ -654,15 +648,17 @@ class MainScreen(LibraryActions, DiscoveryActions, MarkedActions):
         if self.store_access.require(self) is None:
             return
 
-        def opened(paper_id: str | None) -> None:
-            self._load_marks()
-            self._refill()
-            if paper_id is not None:
-                self._open_bookmarked(paper_id)
-
         from tui.screens.recommended import RecommendedScreen  # loaded when first opened
 
-        self.app.push_screen(RecommendedScreen(self.engine, self.store_access), opened)
+        self.app.push_screen(RecommendedScreen(self.engine, self.store_access), self._back_from_bookmarks)
+
+    def _back_from_bookmarks(self, paper_id: str | None) -> None:
+        """Back from the bookmarks or Recommended screen: marks as they are now, and the paper picked
+        there (if any) opened here."""
+        self._load_marks()
+        self._refill()
+        if paper_id is not None:
+            self._open_bookmarked(paper_id)
 
     def _open_bookmarked(self, paper_id: str) -> None:
         """Open a paper chosen on the bookmarks screen, keeping the query: selected in the list when it
