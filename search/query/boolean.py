@@ -109,6 +109,11 @@ def evaluate(node: Node, plain: Callable[[str], frozenset[str] | None], everythi
         for part in node.parts:
             union.update(evaluate(part, plain, everything))
         return frozenset(union)
+    if node.kind == "and":  # each operand holds on its own: `inst:mit AND inst:stanford` is both
+        result = everything
+        for part in node.parts:
+            result = result & evaluate(part, plain, everything)
+        return result
     side_by_side = " ".join(part.text for part in node.parts if part.kind == "facet")
     found = plain(side_by_side) if side_by_side else None
     result = everything if found is None else found
@@ -127,8 +132,12 @@ def _conjunction(parts, plain: list[str], filters: list[Node], words: list[str],
             filters.append(part)
         elif not part.facets:
             words.append(part.written())
-        elif part.kind == "and":
-            _conjunction(part.parts, plain, filters, words, problems)
+        elif part.kind == "and":  # its facets each hold on their own (not side by side: either value)
+            for operand in part.parts:
+                if operand.kind == "facet":
+                    filters.append(operand)
+                else:
+                    _conjunction((operand,), plain, filters, words, problems)
         elif part.kind == "group":
             inner: list[str] = []
             _conjunction(part.parts, plain, filters, inner, problems)

@@ -127,6 +127,10 @@ def range_of(field: str, value: str, negated: bool = False) -> Range | None:
     return None
 
 
+_OPERATORS = {"AND", "OR", "NOT", "ANDNOT"}
+"""Whoosh's operators: left alone beside filters, they join nothing."""
+
+
 def split_facets(text: str) -> tuple[str, Facets]:
     """The query without its facets, and the facets."""
     lists: list[str] = []
@@ -187,6 +191,8 @@ def split_facets(text: str) -> tuple[str, Facets]:
         return " "
 
     rest = " ".join(FACET.sub(take, text).split())
+    if rest and set(rest.split()) <= _OPERATORS and FACET.search(text):
+        rest = ""  # `rating:>=7 OR` while `OR inst:mit` is still being typed: the filters, not nothing
     if rest and text[-1:].isspace():
         rest += " "  # the last word is finished: it must not be completed as if still being typed
     facets = Facets(

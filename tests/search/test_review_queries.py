@@ -260,3 +260,31 @@ def test_tags_and_notes_the_user_does_not_have_say_so(small):
     assert small.search(SearchRequest("tag:todo", marks=marks)).notice == (
         "tag:todo: none of your bookmarks has that tag (yours: later, maybe)"
     )
+
+
+def test_an_explicit_and_between_filters_of_one_field_wants_both(tmp_path):
+    """Side by side, values of one field are alternatives (`list:a list:b`); joined by AND, each must
+    hold: `inst:mit AND inst:stanford` is the papers with authors at both."""
+    records = [
+        {"id": "x", "title": "X", "abstract": "Graphs one.", "author": "A B", "aff": "MIT", "rating": "8;8"},
+        {"id": "y", "title": "Y", "abstract": "Graphs two.", "author": "C D", "aff": "Stanford University"},
+        {"id": "z", "title": "Z", "abstract": "Graphs both.", "author": "A B;C D", "aff": "MIT;Stanford University"},
+    ]
+    path = tmp_path / "conf2020.json"
+    path.write_text(json.dumps(records), encoding="utf-8")
+    engine = SearchEngine(load_corpus([path]), tmp_path / "cache")
+    assert ids(engine, "inst:mit AND inst:stanford") == {"z"}
+    assert ids(engine, "graphs inst:mit AND inst:stanford") == {"z"}
+    assert ids(engine, "inst:mit AND (inst:stanford OR inst:nowhere)") == {"z"}
+    assert ids(engine, "inst:mit inst:stanford") == {"x", "y", "z"}  # side by side: either, as documented
+    assert ids(engine, "inst:mit OR inst:stanford") == {"x", "y", "z"}
+    engine.close()
+
+
+@pytest.mark.parametrize("operator", ["OR", "AND", "NOT"])
+def test_an_operator_still_being_typed_after_a_filter_keeps_the_filter(small, operator):
+    """`rating:>=6 OR` is on screen on the way to `rating:>=6 OR year:2019`: the filter's papers, not
+    nothing."""
+    found = small.search(f"rating:>=6 {operator}")
+    assert [hit.paper_id for hit in found.hits] == [hit.paper_id for hit in small.search("rating:>=6").hits]
+    assert found.total == 1
