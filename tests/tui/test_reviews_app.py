@@ -127,7 +127,7 @@ async def test_r_on_a_list_fetched_without_reviews_says_so(tmp_path, monkeypatch
         await pilot.press("R")
         await settle(pilot, app)
         assert said == [
-            "No reviews kept for this paper: `iclr-reader get openreview:VENUE --reviews` fetches a venue's"
+            "No reviews kept for this paper: `iclr-reader get openreview:VENUE --reviews` fetches a venue's reviews"
         ]
 
 

@@ -115,7 +115,7 @@ class DiscoveryActions(Screen[None]):
         sources = [source for source in (paper.source, *paper.also_in) if has_reviews(source)]
         if not sources:
             self.notify(
-                "No reviews kept for this paper: `iclr-reader get openreview:VENUE --reviews` fetches a venue's",
+                "No reviews kept for this paper: `iclr-reader get openreview:VENUE --reviews` fetches a venue's reviews",
                 severity="warning",
             )
             return
