@@ -156,6 +156,49 @@ _FACTS_AT = Paper._fields.index("facts")
 Paper.facts = property(_facts, doc="Everything else the list says about the paper.")  # type: ignore[assignment]
 
 
+class LazyFacts:
+    """A paper's facts made from their source (a saved row, a record's raw fields) the first time
+    they are asked for, then kept; compares, hashes and pickles as its Facts. Two threads may make
+    them at once: the one that finds the source dropped returns what the other made (it sets them
+    before it drops the source)."""
+
+    __slots__ = ("_made", "_source", "tldr")
+
+    def __init__(self, source: object, tldr: str | None) -> None:
+        self._source: object | None = source
+        self._made: Facts | None = None
+        self.tldr = tldr
+        """Facts.tldr, at hand without making the facts: the index's key reads every paper's."""
+
+    def _make(self, source) -> Facts:
+        raise NotImplementedError
+
+    def facts(self) -> Facts:
+        made, source = self._made, self._source
+        if made is None:
+            if source is None:  # another thread made them meanwhile
+                return self._made or NO_FACTS
+            made = self._make(source)
+            self._made = made
+            self._source = None
+        return made
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, tuple):
+            return self.facts() == other
+        made = getattr(other, "facts", None)
+        return self.facts() == made() if callable(made) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.facts())
+
+    def __reduce__(self) -> tuple:
+        return (tuple.__new__, (Facts, tuple(self.facts())))
+
+    def __repr__(self) -> str:
+        return repr(self.facts())
+
+
 def tldr_of(paper: Paper) -> str | None:
     """The paper's TL;DR without making its facts (the index's key reads every paper's)."""
     tldr: str | None = tuple.__getitem__(paper, _FACTS_AT).tldr  # type: ignore[union-attr]

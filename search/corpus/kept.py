@@ -17,7 +17,7 @@ import weakref
 from array import array
 from typing import BinaryIO
 
-from search.models import NO_FACTS, Facts
+from search.models import Facts, LazyFacts
 
 
 class KeptAbstracts:
@@ -69,50 +69,24 @@ class Kept:
         return repr(str(self))
 
 
-class KeptFacts:
+class KeptFacts(LazyFacts):
     """A paper's facts as the saved corpus has them: one marshalled row, made into Facts the first
     time they are asked for (Paper.facts), and kept. Reading the saved corpus makes one bytes object
     a paper instead of some fifteen tuples: at 10,745 papers, 0.1 s instead of 0.5 s. Compares,
     hashes and pickles as its Facts."""
 
-    __slots__ = ("_bibtex", "_made", "_row", "tldr")
+    __slots__ = ("_bibtex",)
 
     def __init__(self, row: bytes, bibtex: object = None, tldr: str | None = None) -> None:
-        self._row: bytes | None = row
+        super().__init__(row, tldr)
         self._bibtex = bibtex
         """The venue's BibTeX entry kept on disk (a Kept), or None."""
-        self._made: Facts | None = None
-        self.tldr = tldr
-        """Facts.tldr, at hand without making the facts: the index's key reads every paper's."""
 
-    def facts(self) -> Facts:
-        made, row = self._made, self._row
-        if made is None:
-            if row is None:  # another thread made them meanwhile (it sets them before it drops the row)
-                return self._made or NO_FACTS
-            values = list(marshal.loads(row))
-            if self._bibtex is not None:
-                values[_BIBTEX] = self._bibtex
-            made = tuple.__new__(Facts, values)
-            self._made = made
-            self._row = None
-        return made
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, KeptFacts):
-            return self.facts() == other.facts()
-        if isinstance(other, tuple):
-            return self.facts() == other
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self.facts())
-
-    def __reduce__(self) -> tuple:
-        return (tuple.__new__, (Facts, tuple(self.facts())))
-
-    def __repr__(self) -> str:
-        return repr(self.facts())
+    def _make(self, source) -> Facts:
+        values = list(marshal.loads(source))
+        if self._bibtex is not None:
+            values[_BIBTEX] = self._bibtex
+        return tuple.__new__(Facts, values)
 
 
 _BIBTEX = Facts._fields.index("bibtex")

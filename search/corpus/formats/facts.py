@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from search.corpus.formats import common
-from search.models import NO_FACTS, Facts
+from search.models import NO_FACTS, Facts, LazyFacts
 from search.text.sanitize import sanitize
 
 _NUMBER = re.compile(r"\s*(-?\d+(?:\.\d+)?)")
@@ -87,43 +87,18 @@ def read_later(record: dict[str, Any], authors: int) -> tuple[float | None, int 
     return rating, _count(values.get("gs_citation")), LaterFacts(values, authors, tldr)
 
 
-class LaterFacts:
+class LaterFacts(LazyFacts):
     """A paper's facts as its record's raw fields, read (checked and sanitised) the first time they
-    are asked for, then kept; compares, hashes and pickles as its Facts (as kept.KeptFacts does)."""
+    are asked for."""
 
-    __slots__ = ("_authors", "_made", "_values", "tldr")
+    __slots__ = ("_authors",)
 
     def __init__(self, values: dict[str, Any], authors: int, tldr: str | None) -> None:
-        self._values: dict[str, Any] | None = values
+        super().__init__(values, tldr)
         self._authors = authors
-        self._made: Facts | None = None
-        self.tldr = tldr
-        """Facts.tldr, at hand without reading the rest: the index's key reads every paper's."""
 
-    def facts(self) -> Facts:
-        made, values = self._made, self._values
-        if made is None:
-            if values is None:  # another thread made them meanwhile (it sets them before it drops the fields)
-                return self._made or NO_FACTS
-            made = read(values.get, self._authors)[2]
-            self._made = made
-            self._values = None
-        return made
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, tuple):
-            return self.facts() == other
-        made = getattr(other, "facts", None)
-        return self.facts() == made() if callable(made) else NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self.facts())
-
-    def __reduce__(self) -> tuple:
-        return (tuple.__new__, (Facts, tuple(self.facts())))
-
-    def __repr__(self) -> str:
-        return repr(self.facts())
+    def _make(self, source) -> Facts:
+        return read(source.get, self._authors)[2]
 
 
 FIELDS = (
