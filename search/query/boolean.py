@@ -20,10 +20,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from search.query.facets import FACET
+from search.query.facets import FACET, OPERATORS
 
 _NOT_FILTERS = ("sort", "match", "related")
-_OPERATORS = ("AND", "OR", "NOT", "ANDNOT")
 _PHRASE = re.compile(r'"(?:[^"\\]|\\.)*"?')
 _WORD = re.compile(r'[^\s()"]+')
 
@@ -233,6 +232,6 @@ def _tokens(text: str) -> list[tuple[str, str]] | None:
         found = (_PHRASE if char == '"' else _WORD).match(text, at)
         assert found is not None
         word = found.group(0)
-        tokens.append(("op", word) if word in _OPERATORS else ("word", word))
+        tokens.append(("op", word) if word in OPERATORS else ("word", word))
         at = found.end()
     return tokens if depth == 0 else None

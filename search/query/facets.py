@@ -127,8 +127,9 @@ def range_of(field: str, value: str, negated: bool = False) -> Range | None:
     return None
 
 
-_OPERATORS = {"AND", "OR", "NOT", "ANDNOT"}
-"""Whoosh's operators: left alone beside filters, they join nothing."""
+OPERATORS = frozenset({"AND", "OR", "NOT", "ANDNOT"})
+"""Whoosh's operators between parts of a query (boolean.py joins filters with them); left alone
+beside filters, they join nothing."""
 
 
 def split_facets(text: str) -> tuple[str, Facets]:
@@ -191,7 +192,7 @@ def split_facets(text: str) -> tuple[str, Facets]:
         return " "
 
     rest = " ".join(FACET.sub(take, text).split())
-    if rest and set(rest.split()) <= _OPERATORS and FACET.search(text):
+    if rest and set(rest.split()) <= OPERATORS and FACET.search(text):
         rest = ""  # `rating:>=7 OR` while `OR inst:mit` is still being typed: the filters, not nothing
     if rest and text[-1:].isspace():
         rest += " "  # the last word is finished: it must not be completed as if still being typed
