@@ -1,14 +1,21 @@
-"""Keys reach the search box in a burst when the app is busy (a real terminal under load): editing
-keys (ctrl+u, backspace, left) act in the order they were typed, never after the characters typed
-behind them."""
+"""Keys reach a text box in a burst when the app is busy (a real terminal under load): editing keys
+(ctrl+u, backspace, left) act in the order they were typed, never after the characters typed behind
+them. Every text box of the app is an InOrderInput."""
 
 from __future__ import annotations
+
+import re
+from pathlib import Path
 
 from textual import events
 from textual.app import App, ComposeResult
 
+from search import bookmark_of
 from tests.tui.conftest import settle
+from tui.screens.bookmarks import BookmarksScreen
 from tui.widgets.search_box import SearchBox
+
+TUI = Path(__file__).resolve().parents[2] / "tui"
 
 CHARACTER_KEYS = {" ": "space", ":": "colon"}
 CONTROL_CHARACTERS = {"ctrl+u": "\x15", "backspace": "\x7f"}
@@ -78,3 +85,28 @@ async def test_the_tester_s_keys_in_the_app(make_app):
         burst(app, "ctrl+u", *"list:iclr2018 AND x")
         await settle(pilot, app)
         assert box.value == "list:iclr2018 AND x"
+
+
+async def test_the_bookmarks_filter_keeps_the_order_too(make_app, seed_engine):
+    app = make_app()
+    for paper in seed_engine.papers[:3]:
+        app.store.add(bookmark_of(seed_engine.describe(paper.id)))
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("tab", "B", "slash", *"graph")
+        assert isinstance(app.screen, BookmarksScreen)
+        box = app.screen.query_one("#bookmark-filter")
+        burst(app, "ctrl+u", *"bit")
+        await pilot.pause()
+        assert box.value == "bit"
+
+
+def test_every_text_box_is_an_in_order_input():
+    """A plain Input would lose the order again (the note dialog's TextArea is not an Input)."""
+    plain = [
+        f"{path.relative_to(TUI)}:{number}"
+        for path in sorted(TUI.rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"(?<![\w.])Input\(", line)
+    ]
+    assert plain == []

@@ -19,6 +19,7 @@ from tui.screens.paper_actions import ALREADY_REMOVED, PAPER_BINDINGS, UNDO_TIME
 from tui.store_access import StoreAccess
 from tui.widgets.footer import KeyBar
 from tui.widgets.header import AppHeader
+from tui.widgets.in_order_input import InOrderInput
 from tui.widgets.reader import SHOWN_CHARS
 from tui.widgets.results_list import DARK_ROWS, RowColors, row_text, venue_column_width
 from tui.wording import bookmarks_title
@@ -136,7 +137,9 @@ class BookmarksScreen(PaperActions[str | None]):
 
     def compose(self) -> ComposeResult:
         yield AppHeader()
-        yield Input(placeholder="Filter bookmarks by title, name, venue, tag, note or author…", id="bookmark-filter")
+        yield InOrderInput(
+            placeholder="Filter bookmarks by title, name, venue, tag, note or author…", id="bookmark-filter"
+        )
         with Horizontal(id="bookmark-panes"):
             yield OptionList(id="bookmark-list")
             with VerticalScroll(id="bookmark-view"):

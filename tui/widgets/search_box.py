@@ -6,17 +6,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from textual.binding import Binding
-from textual.events import Blur, Key
+from textual.events import Blur
 from textual.message import Message
 from textual.timer import Timer
-from textual.widgets import Input
+
+from tui.widgets.in_order_input import InOrderInput
 
 PAUSE_SECONDS = 1.5
 """A query left this long without typing (while it has results) goes into the history: the user
 stopped to read its results, so it is one to come back to."""
 
 
-class SearchBox(Input):
+class SearchBox(InOrderInput):
     """Up recalls earlier queries; down walks back, and past the newest goes to the results.
 
     The history keeps the queries the user paused on (PAUSE_SECONDS without typing, while the
@@ -53,24 +54,6 @@ class SearchBox(Input):
         # Input asks for one on every keystroke: 0.6 more layouts a keystroke without this, each 8-14
         # ms at 10,745 papers (measured over the benchmark's typed queries).
         return super().refresh(*regions, repaint=repaint, layout=False, recompose=recompose)
-
-    async def _on_key(self, event: Key) -> None:
-        """Run the box's own editing keys (ctrl+u, backspace, left, ...) here, in the order typed.
-
-        Input types a character as soon as its key arrives, but Textual runs a bound key's action
-        only once the key has bubbled up to the app, a trip through the screen's and the app's
-        queues. While the app is busy (a search being shown) keys arrive in bursts, and characters
-        queued behind a bound key reach the box before that key's action runs: ctrl+u then "list"
-        cleared "graphl" and left "ist", backspace deleted the letter typed after it
-        (Textualize/textual#6605). The focused widget's bindings come first in the app's lookup
-        (priority bindings were looked up before the key was sent here), so running them here does
-        what the app would do, only in order; a key none of them takes bubbles up as before."""
-        if event.is_printable:
-            return  # Input types it
-        for binding in self._bindings.key_to_bindings.get(event.key, ()):
-            if not binding.priority and await self.app.run_action(binding.action, self):
-                event.stop()  # (Input's own handler still runs: it restarts the cursor's blink)
-                return
 
     def watch_value(self, value: str) -> None:
         """Every edit restarts the pause; a recalled query is already in the history."""
