@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from search import bookmark_of
 from tests.tui.conftest import settle
 from tui.screens.bookmarks import BookmarksScreen
@@ -40,12 +42,15 @@ async def test_the_palette_opens_it_and_without_bookmarks_it_says_how_to_add_one
         assert isinstance(app.screen, MainScreen)
 
 
-async def test_r_on_the_bookmarks_screen_lists_papers_like_them_and_enter_opens_one(make_app, seed_engine):
+@pytest.mark.parametrize("size", [(140, 40), (80, 24), (60, 20)], ids=["140x40", "80x24", "60x20"])
+async def test_r_on_the_bookmarks_screen_lists_papers_like_them_and_enter_opens_one(make_app, seed_engine, size):
+    """Enter reads the paper on the Recommended screen; esc goes back to its list, then to the
+    bookmarks, then to the papers: opening a paper closes neither screen."""
     app = make_app()
     seed = bitstack(seed_engine)
     app.store.add(bookmark_of(seed_engine.describe(seed)))
     expected = seed_engine.recommend([seed], limit=3).hits[0].paper_id
-    async with app.run_test(size=WIDE) as pilot:
+    async with app.run_test(size=size) as pilot:
         await settle(pilot, app)
         await pilot.press("tab", "B")
         assert isinstance(app.screen, BookmarksScreen)
@@ -58,9 +63,19 @@ async def test_r_on_the_bookmarks_screen_lists_papers_like_them_and_enter_opens_
         assert first_row[1].strip().startswith("like: BitStack")
         await pilot.press("enter")
         await settle(pilot, app)
+        assert app.screen is screen
+        reader = screen.query_one(ReaderPane)
+        assert reader.shown_id == expected and app.focused is reader
+        assert reader.region.width > 0 and reader.region.height > 0  # on screen (all of it when narrow)
+        assert expected in app.store.opened_ids()  # read, as a paper opened in the main reader is
+        await pilot.press("escape")
+        assert app.screen is screen and app.focused is screen.query_one("#recommended-list")
+        assert screen.query_one("#recommended-list").region.width > 0
+        await pilot.press("escape")
+        assert isinstance(app.screen, BookmarksScreen)
+        await pilot.press("escape")
         assert isinstance(app.screen, MainScreen)
-        assert app.screen.current_paper_id() == expected
-        assert app.screen.query_one(ReaderPane).shown_id == expected
+        assert expected in app.screen.opened  # its row shows it read
 
 
 async def test_b_bookmarks_a_recommended_paper_and_it_leaves_the_list(make_app, seed_engine):
@@ -84,6 +99,25 @@ async def test_b_bookmarks_a_recommended_paper_and_it_leaves_the_list(make_app, 
         await pilot.press("escape")
         assert isinstance(app.screen, MainScreen)
         assert first in app.screen.bookmarked  # the main list shows it bookmarked
+
+
+async def test_b_on_a_paper_opened_in_a_narrow_terminal_goes_back_to_the_list(make_app, seed_engine):
+    app = make_app()
+    app.store.add(bookmark_of(seed_engine.describe(bitstack(seed_engine))))
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("tab", "B", "r")
+        await settle(pilot, app)
+        screen = app.screen
+        first, second = screen.shown[:2]
+        await pilot.press("enter")
+        assert screen.has_class("reading") and screen.query_one("#recommended-list").region.width == 0
+        await pilot.press("b")  # the paper leaves the list: the list again, on the next one
+        await pilot.pause()
+        assert first in app.store.bookmarked_ids() and screen.current_id() == second
+        assert not screen.has_class("reading") and app.focused is screen.query_one("#recommended-list")
+        await pilot.press("escape")
+        assert isinstance(app.screen, BookmarksScreen)
 
 
 async def test_a_ranking_that_fails_says_so(make_app, seed_engine, monkeypatch):

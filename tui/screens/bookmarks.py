@@ -19,6 +19,7 @@ from tui.screens.paper_actions import ALREADY_REMOVED, PAPER_BINDINGS, UNDO_TIME
 from tui.store_access import StoreAccess
 from tui.widgets.footer import KeyBar
 from tui.widgets.header import AppHeader
+from tui.widgets.in_order_input import InOrderInput
 from tui.widgets.reader import SHOWN_CHARS
 from tui.widgets.results_list import DARK_ROWS, RowColors, row_text, venue_column_width
 from tui.wording import bookmarks_title
@@ -136,7 +137,9 @@ class BookmarksScreen(PaperActions[str | None]):
 
     def compose(self) -> ComposeResult:
         yield AppHeader()
-        yield Input(placeholder="Filter bookmarks by title, name, venue, tag, note or author…", id="bookmark-filter")
+        yield InOrderInput(
+            placeholder="Filter bookmarks by title, name, venue, tag, note or author…", id="bookmark-filter"
+        )
         with Horizontal(id="bookmark-panes"):
             yield OptionList(id="bookmark-list")
             with VerticalScroll(id="bookmark-view"):
@@ -256,21 +259,18 @@ class BookmarksScreen(PaperActions[str | None]):
             self.query_one("#bookmark-list", OptionList).highlighted = min(index, len(self.shown) - 1)
 
     def action_recommended(self) -> None:
-        """r: papers like these bookmarks; one picked there opens in the main reader."""
+        """r: papers like these bookmarks, read there; esc there comes back here."""
         if self.engine is None:
             return
         engine = self.engine
 
-        def picked(paper_id: str | None) -> None:
-            if paper_id is not None:
-                self.dismiss(paper_id)
-            else:
-                bookmark = self.current_bookmark()
-                self.reload(keep=bookmark.paper_id if bookmark else None)  # b there bookmarked papers
+        def back(_: None) -> None:
+            bookmark = self.current_bookmark()
+            self.reload(keep=bookmark.paper_id if bookmark else None)  # b there bookmarked papers
 
         from tui.screens.recommended import RecommendedScreen  # loaded when first opened
 
-        self.app.push_screen(RecommendedScreen(engine, self.store_access), picked)
+        self.app.push_screen(RecommendedScreen(engine, self.store_access), back)
 
     def action_back(self) -> None:
         """Esc: from a saved copy back to the list (which a narrow terminal shows again); in the

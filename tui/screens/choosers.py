@@ -14,6 +14,7 @@ from textual.widgets.option_list import Option
 from search import UserStore
 from tui.screens.dialogs import DIALOG_CSS, LIST_CSS, ListDialog
 from tui.store_access import StoreAccess
+from tui.widgets.in_order_input import InOrderInput
 
 
 class Chooser(ListDialog[str | None]):
@@ -113,7 +114,7 @@ class NameDialog(ModalScreen[str | None]):
                 Text(f"Save the search “{self.query_text}” as:", no_wrap=True, overflow="ellipsis"),
                 classes="dialog-title",
             )
-            yield Input(self.query_text[:40], id="name")
+            yield InOrderInput(self.query_text[:40], id="name")
             yield Static(Text("enter save · esc cancel · a saved name is replaced"), classes="dialog-help")
 
     @on(Input.Submitted, "#name")

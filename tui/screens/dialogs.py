@@ -18,6 +18,7 @@ from textual.widgets.option_list import Option
 
 from search import Link
 from tui.clipboard import short_url
+from tui.widgets.in_order_input import InOrderInput
 
 ResultT = TypeVar("ResultT")
 
@@ -142,7 +143,7 @@ class TagsDialog(Editor[list[str] | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(Text(f"Tags for {self.headline}", no_wrap=True, overflow="ellipsis"), classes="dialog-title")
-            yield Input(", ".join(self.tags), placeholder="e.g. to-read, compression", id="tags")
+            yield InOrderInput(", ".join(self.tags), placeholder="e.g. to-read, compression", id="tags")
             yield Static(Text("comma-separated · enter save · esc cancel"), classes="dialog-help")
 
     @staticmethod

@@ -16,6 +16,7 @@ from textual.widgets.option_list import Option
 from search import available_lists
 from tui.screens.dialogs import DIALOG_CSS, LIST_CSS, ListDialog
 from tui.screens.getting import REVIEWS_FLAG
+from tui.widgets.in_order_input import InOrderInput
 
 HINT = "type to filter · ↑↓ choose · enter get (a list you have: update or remove) · esc cancel"
 SHOWN = 200
@@ -70,7 +71,9 @@ class GetListScreen(ListDialog[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(Text("Get a list: download it into your library"), classes="dialog-title")
-            yield Input(placeholder="iclr 2025 · nips2024 · openreview:ICLR.cc/2025/Conference · arxiv:cat:cs.LG")
+            yield InOrderInput(
+                placeholder="iclr 2025 · nips2024 · openreview:ICLR.cc/2025/Conference · arxiv:cat:cs.LG"
+            )
             yield OptionList(id="lists")
             yield Static(Text(HINT), classes="dialog-help")
 

@@ -16,6 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from tui.keys import KEYS, QUERY_SYNTAX
+from tui.widgets.in_order_input import InOrderInput
 from tui.widgets.results_list import BOOKMARK_MARKER, CODE_MARKER, MARKED_MARKER
 
 SECTIONS = (
@@ -127,7 +128,7 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(Text("iclr-reader — keys and query language", no_wrap=True), id="help-title")
-            yield Input(placeholder="Filter: a key, a word (fuzzy, has:, bookmark)…", id="help-filter")
+            yield InOrderInput(placeholder="Filter: a key, a word (fuzzy, has:, bookmark)…", id="help-filter")
             with VerticalScroll(id="help-scroll"):
                 yield Static(HelpText(), id="help-keys")
             legend = Text(

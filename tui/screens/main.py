@@ -644,7 +644,7 @@ class MainScreen(LibraryActions, DiscoveryActions, MarkedActions):
         )  # aliases too
 
     def action_recommended(self) -> None:
-        """Papers like the bookmarks, each with the bookmark it is closest to; one picked opens here."""
+        """Papers like the bookmarks, each with the bookmark it is closest to, read there."""
         if self.store_access.require(self) is None:
             return
 
@@ -654,7 +654,7 @@ class MainScreen(LibraryActions, DiscoveryActions, MarkedActions):
 
     def _back_from_bookmarks(self, paper_id: str | None) -> None:
         """Back from the bookmarks or Recommended screen: marks as they are now, and the paper picked
-        there (if any) opened here."""
+        on the bookmarks screen (if any) opened here."""
         self._load_marks()
         self._refill()
         if paper_id is not None:

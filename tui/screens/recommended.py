@@ -1,6 +1,6 @@
 """The Recommended screen: papers like the user's bookmarks (never one of them, nor a removed one),
-each row saying which bookmark it is closest to; enter opens one in the main reader, b bookmarks it
-(and it leaves the list)."""
+each row saying which bookmark it is closest to; enter opens one here (esc comes back to the list, and
+then to the screen it was opened from), b bookmarks it (and it leaves the list)."""
 
 from __future__ import annotations
 
@@ -33,12 +33,13 @@ LIKE_STYLE = "dim italic"
 """The line under each row naming the bookmark the paper is most like."""
 
 
-class RecommendedScreen(PaperActions[str | None]):
-    """Dismisses with a paper id to open it in the main reader, or None to go back.
-
-    Laid out like the bookmarks screen: the list on the left, the selected paper on the right (in a
-    narrow terminal the list takes the screen; enter opens the paper in the main reader). The
-    ranking runs in a thread: many bookmarks over a big library take a while."""
+class RecommendedScreen(PaperActions[None]):
+    """Laid out like the main screen: the list on the left, the selected paper on the right; enter
+    opens the paper here, in the reader on the right (in a narrow terminal the list takes the screen
+    and the paper opened takes it instead), and esc comes back to the list. So esc from a paper opened
+    here goes back to this list, then to the screen below (the bookmarks, or the papers): opening a
+    paper never closes them. The ranking runs in a thread: many bookmarks over a big library take
+    a while."""
 
     DEFAULT_CSS = """
     RecommendedScreen { layout: vertical; }
@@ -52,6 +53,8 @@ class RecommendedScreen(PaperActions[str | None]):
     RecommendedScreen #recommended-view:focus { border: round $accent; }
     RecommendedScreen.narrow #recommended-list { width: 1fr; }
     RecommendedScreen.narrow #recommended-view { display: none; }
+    RecommendedScreen.narrow.reading #recommended-list { display: none; }
+    RecommendedScreen.narrow.reading #recommended-view { display: block; }
     RecommendedScreen.empty #recommended-panes { display: none; }
     """
 
@@ -101,7 +104,11 @@ class RecommendedScreen(PaperActions[str | None]):
         self._apply_width(event.size.width)
 
     def _apply_width(self, width: int) -> None:
-        self.set_class(width < NARROW_WIDTH, "narrow")
+        """Narrow: one pane at a time, the paper while it is being read ("reading")."""
+        narrow = width < NARROW_WIDTH
+        self.set_class(narrow, "narrow")
+        self.set_class(narrow and self.query_one(ReaderPane).has_focus, "reading")
+        self._preview()
 
     def refresh_recommendations(self) -> None:
         """Read the bookmarks (newest first) and the removed ones, and rank in a thread."""
@@ -190,8 +197,9 @@ class RecommendedScreen(PaperActions[str | None]):
         self._preview()
 
     def _preview(self) -> None:
+        """The selected paper on the right, where it shows (not behind a narrow list)."""
         paper_id = self.current_id()
-        if paper_id is not None and not self.has_class("narrow"):
+        if paper_id is not None and (not self.has_class("narrow") or self.has_class("reading")):
             self.query_one(ReaderPane).show_paper(self.engine.paper(paper_id), self.engine.describe, (), None)
 
     def current_id(self) -> str | None:
@@ -223,13 +231,17 @@ class RecommendedScreen(PaperActions[str | None]):
             index = self.shown.index(paper_id)
             self.shown.remove(paper_id)
             after = self.shown[min(index, len(self.shown) - 1)] if self.shown else None
+            self._close_paper()  # its row is gone: back to the list, on the paper after it
             self._fill(keep=after)
             if not self.shown:
                 self._say("Every recommended paper is bookmarked now: open Recommended again for more.")
             options.focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The paper keys only while a paper is listed (the footer shows what works)."""
+        """The paper keys only while a paper is listed (the footer shows what works); no open key
+        in the paper opened."""
+        if action == "open" and isinstance(self.focused, ReaderPane):
+            return False
         return bool(self.shown) or action not in PAPER_ACTIONS
 
     @on(OptionList.OptionHighlighted, "#recommended-list")
@@ -251,13 +263,24 @@ class RecommendedScreen(PaperActions[str | None]):
         self.query_one("#recommended-list", OptionList).action_last()
 
     def action_open(self) -> None:
+        """Enter: read the selected paper in the reader here (the whole screen when narrow), marked
+        read as the main reader marks it; esc comes back to the list."""
         paper_id = self.current_id()
-        if paper_id is not None:
-            self.dismiss(paper_id)
+        if paper_id is None:
+            return
+        self.set_class(self.has_class("narrow"), "reading")
+        self._preview()
+        self.query_one(ReaderPane).focus()
+        if self.store_access.available:
+            self.store_access.call(self, lambda store: store.mark_opened(paper_id))
+
+    def _close_paper(self) -> None:
+        self.remove_class("reading")
+        self.query_one("#recommended-list", OptionList).focus()
 
     def action_back(self) -> None:
-        """Esc: from the paper on the right back to the list; else back where it was opened from."""
-        if self.focused is self.query_one(ReaderPane):
-            self.query_one("#recommended-list", OptionList).focus()
+        """Esc: from the paper opened back to the list; else back where the screen was opened from."""
+        if self.has_class("reading") or self.focused is self.query_one(ReaderPane):
+            self._close_paper()
         else:
             self.dismiss(None)

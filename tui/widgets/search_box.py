@@ -9,14 +9,15 @@ from textual.binding import Binding
 from textual.events import Blur
 from textual.message import Message
 from textual.timer import Timer
-from textual.widgets import Input
+
+from tui.widgets.in_order_input import InOrderInput
 
 PAUSE_SECONDS = 1.5
 """A query left this long without typing (while it has results) goes into the history: the user
 stopped to read its results, so it is one to come back to."""
 
 
-class SearchBox(Input):
+class SearchBox(InOrderInput):
     """Up recalls earlier queries; down walks back, and past the newest goes to the results.
 
     The history keeps the queries the user paused on (PAUSE_SECONDS without typing, while the
