@@ -146,9 +146,13 @@ class SearchEngine:
 
     def _stored_row(self, paper_id: str) -> Sequence | None:
         """The index's stored (name, headline, has_code), once the index is open: a Row is made when
-        asked for, 40 a screen, not 100,000 a start."""
+        asked for, 40 a screen, not 100,000 a start. The index keeps no headline that is the
+        paper's title (OpenedIndex.rows): it is the paper's."""
         opened = self._index.opened
-        return None if opened is None else opened.rows.get(paper_id)
+        stored = None if opened is None else opened.rows.get(paper_id)
+        if stored is None or stored[1] is not None:
+            return stored
+        return stored[0], self.paper(paper_id).title, stored[2]
 
     def row(self, paper_id: str) -> Row:
         """The result-list row, from the index when it has it: no markup conversion needed."""
