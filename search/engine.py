@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from search import paths
+from search import memory, paths
 from search.corpus.library import list_name
 from search.corpus.loader import Corpus, load_corpus
 from search.errors import UnknownPaper
@@ -118,6 +118,11 @@ class SearchEngine:
             unsaved, self._unsaved = self._unsaved, []
         for save in unsaved:
             save()
+
+    def release_memory(self) -> bool:
+        """Hand the memory that searches and loads freed back to the system (search/memory.py): for
+        a pause in the typing, not after each search. Whether the allocator could be asked."""
+        return memory.release()
 
     # -- papers -------------------------------------------------------------------------------
 
