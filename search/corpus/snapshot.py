@@ -301,6 +301,16 @@ def _facts_row(facts: Facts, one: dict[str, str]) -> tuple:
     return tuple(row)
 
 
+def entry_path(key: tuple, folder: str = CACHE_FOLDER) -> Path:
+    """Where the entry of `key` is (or would be) written."""
+    return _entry(key, folder)
+
+
+def key_at_hand() -> bool:
+    """Whether entries can be sealed (this user's key is there, or was made now)."""
+    return _key(create=True) is not None
+
+
 def _entry(key: tuple, folder: str) -> Path:
     files = repr([names for names, _ in key[1]]).encode("utf-8", "surrogatepass")  # new stamps replace the entry
     return paths.cache_dir() / folder / f"{hashlib.sha256(files).hexdigest()[:20]}.bin"
