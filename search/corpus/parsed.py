@@ -120,7 +120,10 @@ def parsed_ahead(files: Sequence[Path], limit: int, parse: Callable[[Path], Pars
         and snapshot.key_at_hand()
     ):
         theirs = _share(sizes)
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError:  # no process to be had: everything is parsed here
+            pid = -1
         if pid == 0:  # the other process: parse, write each entry, and leave without a trace
             code = 1
             try:
@@ -131,7 +134,8 @@ def parsed_ahead(files: Sequence[Path], limit: int, parse: Callable[[Path], Pars
                 code = 0
             finally:
                 os._exit(code)
-        ahead = Ahead(frozenset(theirs), pid)
+        if pid > 0:
+            ahead = Ahead(frozenset(theirs), pid)
     try:
         yield ahead
     finally:

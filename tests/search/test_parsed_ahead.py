@@ -26,6 +26,9 @@ SCRIPT = textwrap.dedent(
     forks = []
     real_fork = os.fork
     def fork():
+        if os.environ.get("FAIL_FORK"):
+            forks.append(None)
+            raise OSError(11, "Resource temporarily unavailable")
         pid = real_fork()
         forks.append(pid)
         return pid
@@ -72,8 +75,9 @@ def lists(folder, count=4, papers=30):
     return paths
 
 
-def load_apart(tmp_path, paths, minimum: int, cache: str, skip: bool = False) -> dict:
+def load_apart(tmp_path, paths, minimum: int, cache: str, skip: bool = False, fail_fork: bool = False) -> dict:
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / cache), "XDG_DATA_HOME": str(tmp_path / "data")}
+    env = {**env, "FAIL_FORK": "1"} if fail_fork else env
     command = [sys.executable, "-c", SCRIPT, str(minimum), "skip" if skip else "", *map(str, paths)]
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -92,6 +96,13 @@ def test_a_share_parsed_by_another_process_makes_the_same_corpus(tmp_path):
     assert 0 < ahead["kept"] < ahead["papers"] and alone["kept"] == 0  # its share read from the cache
     again = load_apart(tmp_path, paths, 0, "ahead")  # every entry written: nothing to parse ahead
     assert again["forks"] == 0 and again["digest"] == alone["digest"]
+
+
+def test_no_process_to_be_had_means_parsing_everything_here(tmp_path):
+    paths = lists(tmp_path / "lists")
+    alone = load_apart(tmp_path, paths, 1 << 40, "alone")
+    failed = load_apart(tmp_path, paths, 0, "failed", fail_fork=True)
+    assert failed["forks"] == 1 and failed["kept"] == 0 and failed["digest"] == alone["digest"]
 
 
 def test_a_broken_list_in_the_other_share_is_refused_or_left_out_as_before(tmp_path):
