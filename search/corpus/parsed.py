@@ -159,8 +159,11 @@ def _share(sizes: dict[Path, int]) -> set[Path]:
 
 
 def _uncached(files: Sequence[Path], limit: int) -> dict[Path, int]:
-    """The size of each file whose cache entry is missing or older than it (what a load will parse)."""
+    """The size of each file whose cache entry is missing or older than it or than the engine's code
+    (what a load will parse, as far as dates tell: an entry is trusted only once its seal and key
+    are checked, when it is read)."""
     found = {}
+    code = _code_written()
     for path in files:
         with contextlib.suppress(OSError, ValueError):
             status = os.stat(path)
@@ -169,9 +172,20 @@ def _uncached(files: Sequence[Path], limit: int) -> dict[Path, int]:
             key = snapshot.stamps([path], limit)
             entry = None if key is None else snapshot.entry_path(key, CACHE_FOLDER)
             try:
-                fresh = entry is not None and os.stat(entry).st_mtime_ns >= status.st_mtime_ns
+                fresh = entry is not None and os.stat(entry).st_mtime_ns >= max(status.st_mtime_ns, code)
             except OSError:
                 fresh = False
             if not fresh:
                 found[path] = status.st_size
     return found
+
+
+@functools.lru_cache(maxsize=1)
+def _code_written() -> int:
+    """When the engine's code was last written (an upgrade makes every entry stale: its key holds a
+    digest of the code, snapshot.code_digest)."""
+    latest = 0
+    for source in Path(snapshot.__file__).resolve().parents[1].rglob("*.py"):
+        with contextlib.suppress(OSError):
+            latest = max(latest, source.stat().st_mtime_ns)
+    return latest

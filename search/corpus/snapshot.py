@@ -37,7 +37,7 @@ from typing import Any
 
 from search import paths
 from search.corpus.bundled import facts_path
-from search.corpus.kept import Kept, KeptAbstracts, KeptFacts
+from search.corpus.kept import Kept, KeptAbstracts, KeptFacts, abstracts
 from search.models import NO_FACTS, Facts, Paper
 
 CACHE_FOLDER = "corpus"
@@ -225,8 +225,10 @@ def write(key: tuple, fields: dict[str, Any], folder: str = CACHE_FOLDER, kept: 
                 seal = hmac.new(secret, digestmod=hashlib.sha256)
                 ends = array("Q")
                 end = 0
-                for paper in papers:  # each paper's abstract, then its venue's BibTeX entry ("" for none)
-                    for text in (paper.abstract, paper.facts.bibtex or ""):
+                # Each paper's abstract (those kept on disk read a run at a time), then its venue's
+                # BibTeX entry ("" for none).
+                for paper, abstract in zip(papers, abstracts(papers)):
+                    for text in (abstract, paper.facts.bibtex or ""):
                         data = text.encode("utf-8", "surrogatepass")
                         file.write(data)
                         seal.update(data)

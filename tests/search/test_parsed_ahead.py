@@ -128,3 +128,12 @@ def test_nothing_is_parsed_ahead_in_a_process_with_other_threads(tmp_path, monke
     finally:
         stop.set()
         other.join()
+
+
+def test_entries_older_than_their_list_or_the_engines_code_are_parsed_again(tmp_path, monkeypatch, isolated_dirs):
+    paths = lists(tmp_path / "lists", count=2, papers=3)
+    assert set(parsed._uncached(paths, 1 << 30)) == set(paths)  # no entries yet
+    load_corpus(paths)  # each file's entry written (no later: now)
+    assert parsed._uncached(paths, 1 << 30) == {}
+    monkeypatch.setattr(parsed, "_code_written", lambda: 1 << 62)  # an upgrade: every entry is stale
+    assert set(parsed._uncached(paths, 1 << 30)) == set(paths)
