@@ -93,7 +93,7 @@ def load_corpus(
             if data is not None:
                 parsed = parse(path, _decode(path, data))
             else:
-                attempt = mine[path] if path in mine else _attempt(path, later)
+                attempt = mine.pop(path) if path in mine else _attempt(path, later)  # (let go as it goes)
                 if isinstance(attempt, CorpusError):
                     raise attempt
                 parsed = attempt
