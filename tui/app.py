@@ -88,7 +88,8 @@ class ReaderApp(App[int]):
             self.notify(f"Left out: {problem}", title="List not loaded", severity="warning", timeout=15, markup=False)
 
     def _when_idle(self) -> None:
-        self._collector.check()
+        if self._collector.check():  # a pause (or a long stretch of typing): what was freed goes back too
+            self.engine.release_memory()
         if self._collector.paused() and not self._saving_started:
             self._saving_started = True
             self._save_for_next_start()

@@ -13,6 +13,7 @@ import hashlib
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 
+from search.corpus.kept import abstracts
 from search.models import Paper, tldr_of
 
 
@@ -21,9 +22,9 @@ def fingerprint(papers: Sequence[Paper]) -> str:
     (id, abstract, title, venue, authors, keywords, the TL;DR, the code link that decides has_code, whether the
     title is an added fact), in order."""
     content = hashlib.sha256()
-    for paper in papers:
+    for paper, abstract in zip(papers, abstracts(papers)):  # (kept ones read a run at a time)
         # Each value ended by a NUL, one update per paper (one per value took a second at 100,000 papers).
-        values = [paper.id, paper.abstract, paper.title or "", paper.venue or "", *paper.authors, "\1", *paper.keywords]
+        values = [paper.id, abstract, paper.title or "", paper.venue or "", *paper.authors, "\1", *paper.keywords]
         if paper.github:  # decides has_code in the stored rows (a merged paper may take it from another list)
             values.append("\2" + paper.github)
         if paper.title_added:  # decides the name the result list shows

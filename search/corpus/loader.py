@@ -12,7 +12,7 @@ from search.corpus.bundled import bundled_paths, is_bundled, with_facts
 from search.corpus.formats import CorpusError, Parsed, parse
 from search.corpus.formats.common import MAX_LIST_PAPERS, stable_id
 from search.corpus.merge import abstract_ends, merge
-from search.corpus.parsed import parsed_file
+from search.corpus.parsed import parsed_ahead, parsed_file
 from search.models import Paper
 from search.untrusted import MAX_BYTES, read_bytes, shown
 
@@ -82,10 +82,21 @@ def load_corpus(
     venues: list[str] = []
     problems: list[str] = []
     loaded: list[Path] = []
+    with parsed_ahead(files if contents is None else [], MAX_CORPUS_BYTES, _parse) as ahead:
+        # This process's share first (the other process parses the rest meanwhile), then every file
+        # in corpus order, each parsed here or read from the entry the other process wrote.
+        mine = {path: _attempt(path, later) for path in files if contents is None and path not in ahead.theirs}
+        ahead.wait()
     for path in files:
         try:
             data = contents.get(path) if contents else None
-            parsed = _parsed(path, later) if data is None else parse(path, _decode(path, data))
+            if data is not None:
+                parsed = parse(path, _decode(path, data))
+            else:
+                attempt = mine.pop(path) if path in mine else _attempt(path, later)  # (let go as it goes)
+                if isinstance(attempt, CorpusError):
+                    raise attempt
+                parsed = attempt
         except CorpusError as error:
             if not skip_broken:
                 raise
@@ -137,9 +148,21 @@ def _numbered(paper: Paper, number: int) -> Paper:
 _POSITION = Paper._fields.index("position")
 
 
+def _parse(path: Path) -> Parsed:
+    return parse(path, _decode(path, read_corpus_file(path)))
+
+
 def _parsed(path: Path, later: list[Callable[[], None]] | None = None) -> Parsed:
     """The file's papers, from the cache of parsed files when it is unchanged (see parsed.py)."""
-    return parsed_file(path, MAX_CORPUS_BYTES, lambda: parse(path, _decode(path, read_corpus_file(path))), later)
+    return parsed_file(path, MAX_CORPUS_BYTES, lambda: _parse(path), later)
+
+
+def _attempt(path: Path, later: list[Callable[[], None]] | None) -> Parsed | CorpusError:
+    """_parsed, or why the file cannot be loaded."""
+    try:
+        return _parsed(path, later)
+    except CorpusError as error:
+        return error
 
 
 def read_corpus_file(path: Path) -> bytes:

@@ -37,7 +37,7 @@ from typing import Any
 
 from search import paths
 from search.corpus.bundled import facts_path
-from search.corpus.kept import Kept, KeptAbstracts, KeptFacts
+from search.corpus.kept import Kept, KeptAbstracts, KeptFacts, abstracts
 from search.models import NO_FACTS, Facts, Paper
 
 CACHE_FOLDER = "corpus"
@@ -153,46 +153,56 @@ def _checked(file: io.FileIO, secret: bytes, key: tuple) -> dict[str, Any] | Non
     # SHA-256: where the processor computes it (x86 SHA extensions, ARMv8), 2.6 times as fast as
     # blake2b (133 MB at 100,000 papers: 0.08 against 0.2 s).
     seal = hmac.new(secret, digestmod=hashlib.sha256)
-    # The abstracts are sealed a chunk at a time: checked, never all in memory (nor counted in the
-    # app's resident memory: the page cache holds them).
+    # Everything is sealed a chunk at a time: checked, never all in memory (the abstracts are not
+    # counted in the app's resident memory: the page cache holds them; the rows are read again, a
+    # chunk at a time, once the seal holds).
     buffer = memoryview(bytearray(_CHUNK))
     file.seek(head)
-    left = region
+    left = size - _TRAILER - head
     while left:
         got = file.readinto(buffer[: min(left, _CHUNK)])
         if not got:
             return None
         seal.update(buffer[:got])
         left -= got
-    meta = os.pread(file.fileno(), size - _TRAILER - head - region, head + region)
-    seal.update(meta)
     seal.update(trailer)
     if not hmac.compare_digest(start[len(_MAGIC) :], seal.digest()[:_SEAL]):
         return None
-    saved_key, fields, ends, lengths = marshal.loads(meta[len(meta) - header_length :])
-    if saved_key != key or sum(lengths) != len(meta) - header_length:
+    del buffer
+    header = os.pread(file.fileno(), header_length, size - _TRAILER - header_length)
+    saved_key, fields, ends, lengths = marshal.loads(header)
+    at = head + region
+    if saved_key != key or at + sum(lengths) != size - _TRAILER - header_length:
         return None
-    rows: list[list[Any]] = []
-    view, at = memoryview(meta), 0
-    for length in lengths:
-        rows.extend(marshal.loads(view[at : at + length]))
-        at += length
     offsets = array("Q")
     offsets.frombytes(ends)
-    if len(offsets) != 2 * len(rows) or (offsets and offsets[-1] != region):
+    if offsets and offsets[-1] != region:
         return None
     abstracts = KeptAbstracts(file, head, offsets)
     make = tuple.__new__  # sealed rows of our own: no defaults to fill in, nothing to check
-    papers = []
-    for index, row in enumerate(rows):
-        row[_ABSTRACT] = Kept(abstracts, 2 * index)
-        known = row[_FACTS]
-        if known is None:
-            row[_FACTS] = NO_FACTS
-        else:  # made when first asked for; the venue's BibTeX entry is kept on disk too
-            kept = Kept(abstracts, 2 * index + 1) if offsets[2 * index + 1] > offsets[2 * index] else None
-            row[_FACTS] = KeptFacts(known[0], kept, known[1])
-        papers.append(make(Paper, row))
+    papers: list[Paper] = []
+    for length in lengths:
+        # One chunk's rows at a time, each made a Paper as soon as it is read: never every paper's
+        # row list beside every Paper (at 100,000 papers that peak was 40 MB, which the allocator
+        # kept afterwards).
+        rows = marshal.loads(os.pread(file.fileno(), length, at))
+        at += length
+        index = len(papers)
+        if 2 * (index + len(rows)) > len(offsets):
+            return None
+        for row in rows:
+            row[_ABSTRACT] = Kept(abstracts, 2 * index)
+            known = row[_FACTS]
+            if known is None:
+                row[_FACTS] = NO_FACTS
+            else:  # made when first asked for; the venue's BibTeX entry is kept on disk too
+                kept = Kept(abstracts, 2 * index + 1) if offsets[2 * index + 1] > offsets[2 * index] else None
+                row[_FACTS] = KeptFacts(known[0], kept, known[1])
+            papers.append(make(Paper, row))
+            index += 1
+        del rows
+    if len(offsets) != 2 * len(papers):
+        return None
     fields["papers"] = tuple(papers)
     return fields
 
@@ -215,8 +225,10 @@ def write(key: tuple, fields: dict[str, Any], folder: str = CACHE_FOLDER, kept: 
                 seal = hmac.new(secret, digestmod=hashlib.sha256)
                 ends = array("Q")
                 end = 0
-                for paper in papers:  # each paper's abstract, then its venue's BibTeX entry ("" for none)
-                    for text in (paper.abstract, paper.facts.bibtex or ""):
+                # Each paper's abstract (those kept on disk read a run at a time), then its venue's
+                # BibTeX entry ("" for none).
+                for paper, abstract in zip(papers, abstracts(papers)):
+                    for text in (abstract, paper.facts.bibtex or ""):
                         data = text.encode("utf-8", "surrogatepass")
                         file.write(data)
                         seal.update(data)
@@ -289,6 +301,16 @@ def _facts_row(facts: Facts, one: dict[str, str]) -> tuple:
     for at in _FACTS_SHARED_LISTS:
         row[at] = tuple([one.setdefault(name, name) for name in row[at]])
     return tuple(row)
+
+
+def entry_path(key: tuple, folder: str = CACHE_FOLDER) -> Path:
+    """Where the entry of `key` is (or would be) written."""
+    return _entry(key, folder)
+
+
+def key_at_hand() -> bool:
+    """Whether entries can be sealed (this user's key is there, or was made now)."""
+    return _key(create=True) is not None
 
 
 def _entry(key: tuple, folder: str) -> Path:

@@ -49,8 +49,10 @@ class OpenedIndex:
 
     indexes: list
     """One Whoosh index per corpus file, searched as one."""
-    rows: dict[str, Sequence]
-    """paper id -> (name, headline, has_code), as stored by the builds (a list when read from disk)."""
+    rows: dict[str, tuple[str | None, str | None, bool]]
+    """paper id -> (name, headline, has_code), as stored by the builds, but with None for a headline
+    that is the paper's title (in most lists every one: a second copy of each title was a tenth of
+    the memory a 100,000-paper session held). Keyed by the papers' own id strings."""
     words: list[str]
     """The sorted vocabulary of all shards."""
     counts: list[int]
@@ -147,13 +149,21 @@ class ShardedIndex:
         on_progress: shard.Progress | None,
         cancel: threading.Event | None,
     ) -> IndexStatus:
-        """Build the shards not found, then merge them all into self.opened."""
-        opened = dict(found)
+        """Build the shards not found, then merge them all into self.opened. Each shard's rows and
+        vocabulary are read, merged and let go one shard at a time (see _Merged): never every
+        shard's at once (at 100,000 papers that was 45 MB, which the allocator kept afterwards)."""
+        merged = _Merged(dict(zip(locations, groups)))
+        opened: dict[shard.IndexLocation, shard.OpenIndex | None] = {}
+        for location in locations:
+            opened[location] = merged.add(location, found.get(location))
+            if found.get(location) is not None and opened[location] is None:
+                damaged.add(location)  # its side files cannot be read: built again
         missing = [(location, group) for location, group in zip(locations, groups) if opened.get(location) is None]
         total = sum(len(group) for _, group in missing)
         progress = children.Progress(total, on_progress)
         if total >= CHILD_BUILD_MIN_PAPERS:
-            opened.update(children.build_shards(missing, progress, cancel))
+            for location, built in children.build_shards(missing, progress, cancel).items():
+                opened[location] = merged.add(location, built)
         memory_notice = None
         in_memory = {location for location, built in opened.items() if built is not None and not built.manifest}
         for location, group in missing:
@@ -162,13 +172,15 @@ class ShardedIndex:
             descriptions = shard.Descriptions(group, describe)
             report = progress.shard(location)
             try:
-                opened[location] = shard.build(location, descriptions, report, cancel)
+                built = shard.build(location, descriptions, report, cancel)
             except OSError as error:
-                opened[location] = shard.build_in_memory(descriptions, report, cancel)
+                built = shard.build_in_memory(descriptions, report, cancel)
                 memory_notice = f"index kept in memory: cannot write {self.root} ({error.strerror or error})"
                 in_memory.add(location)
+            opened[location] = merged.add(location, built)
+            assert opened[location] is not None  # a shard just built has its side data in memory
         shards = {location: opened[location] for location in locations}
-        self.opened = _merged(list(shards.values()))
+        self.opened = merged.opened([built.ix for built in shards.values() if built is not None])
         self._locations = locations
         self._groups = groups
         self._shards = {location: built for location, built in shards.items() if built is not None}
@@ -198,18 +210,45 @@ class ShardedIndex:
         return locations, groups
 
 
-def _merged(shards: list[shard.OpenIndex | None]) -> OpenedIndex:
-    """One set of side data over all shards (every shard is open by now: builds raise otherwise)."""
-    rows: dict[str, Sequence] = {}
-    vocabulary: Counter[str] = Counter()
-    for opened in shards:
-        assert opened is not None
-        rows.update(opened.rows)
-        vocabulary.update(dict(zip(opened.words, opened.counts)))
-    words = sorted(vocabulary)
-    return OpenedIndex(
-        [opened.ix for opened in shards if opened is not None], rows, words, [vocabulary[word] for word in words]
-    )
+class _Merged:
+    """The shards' side data merged into one, a shard at a time: the rows of each shard's group of
+    papers (see OpenedIndex.rows) and the vocabulary's counts summed."""
+
+    def __init__(self, groups: dict[shard.IndexLocation, tuple[Paper, ...]]) -> None:
+        self._groups = groups
+        self._rows: dict[str, tuple[str | None, str | None, bool]] = {}
+        self._vocabulary: Counter[str] = Counter()
+
+    def add(self, location: shard.IndexLocation, built: shard.OpenIndex | None) -> shard.OpenIndex | None:
+        """Merge the shard's side data (read from its files if it let it go); the shard without it
+        (see OpenIndex.without_side_data), or None when it is None or its side data cannot be read."""
+        full = None if built is None else shard.with_side_data(location, built)
+        if full is None:
+            return None
+        stored, rows = full.rows, self._rows
+        for paper in self._groups[location]:
+            row = stored.get(paper.id)
+            if row is not None:
+                rows[paper.id] = _row(row, paper.title)
+        self._vocabulary.update(dict(zip(full.words, full.counts)))
+        return full.without_side_data()
+
+    def opened(self, indexes: list) -> OpenedIndex:
+        vocabulary = self._vocabulary
+        words = sorted(vocabulary)
+        return OpenedIndex(indexes, self._rows, words, [vocabulary[word] for word in words])
+
+
+_UNNAMED = {False: (None, None, False), True: (None, None, True)}
+"""The rows of most papers: no name, the title for a headline, with or without code (one object each)."""
+
+
+def _row(stored: Sequence, title: str | None) -> tuple[str | None, str | None, bool]:
+    """A stored (name, headline, has_code) row, its headline None when it is the paper's title."""
+    name, headline, has_code = stored
+    if headline == title and headline:
+        return _UNNAMED[bool(has_code)] if name is None else (name, None, bool(has_code))
+    return name, headline, bool(has_code)
 
 
 def forget(root: Path, source: str) -> None:

@@ -118,6 +118,17 @@ class OpenIndex:
     """The text of the build's manifest (which build of the location is open); "" in memory."""
     stamps: Stamps = field(default_factory=dict)
     """Each of its files' inode, size and modification time when it was checked or written."""
+    light: bool = False
+    """Its rows and vocabulary are not held: a shard on disk is opened without them, and they are
+    let go once merged with the other shards' (lifecycle.py keeps only the merged ones: at 100,000
+    papers the shards' own were 45 MB); `with_side_data` reads them from its files."""
+
+    def without_side_data(self) -> OpenIndex:
+        """The shard without its rows and vocabulary, when its files can give them again (a shard in
+        memory keeps them)."""
+        if not self.manifest:
+            return self
+        return OpenIndex(self.ix, {}, [], [], self.manifest, self.stamps, light=True)
 
 
 ROWS_FILE = "rows.json"
@@ -151,15 +162,36 @@ def open_checked(location: IndexLocation) -> tuple[OpenIndex | None, bool]:
         ix = whoosh_index.open_dir(str(location.path))
         with ix.searcher() as searcher:
             searcher.doc_count()
-        rows = json.loads((location.path / ROWS_FILE).read_text(encoding="utf-8"))
-        if type(rows) is not dict:
-            return None, True
-        fields = (location.path / WORDS_FILE).read_text(encoding="utf-8").split()  # word, count, word, ...
-        if len(fields) % 2:
-            return None, True
-        return OpenIndex(ix, rows, fields[0::2], list(map(int, fields[1::2])), *checked), False
+        # Its rows and vocabulary are read when merged with the other shards' (lifecycle.py), one
+        # shard at a time; files whose checksums are the manifest's are the build's own.
+        return OpenIndex(ix, {}, [], [], *checked, light=True), False
     except Exception:  # noqa: BLE001 - a damaged index is rebuilt, never trusted
         return None, True
+
+
+def with_side_data(location: IndexLocation, opened: OpenIndex) -> OpenIndex | None:
+    """The shard with its rows and vocabulary, read again from its files if it let them go (see
+    OpenIndex.light); None when they cannot be read (the shard is damaged). Its files were checked
+    against its manifest when it was opened, and again by a repair before it merges them anew.
+    A rows file that is no JSON object, or a vocabulary file of an odd number of fields, is damage."""
+    if not opened.light:
+        return opened
+    try:
+        side = _side_data(location)
+    except Exception:  # noqa: BLE001 - as open_checked: damaged, never trusted
+        side = None
+    return None if side is None else OpenIndex(opened.ix, *side, opened.manifest, opened.stamps)
+
+
+def _side_data(location: IndexLocation) -> tuple[dict, list[str], list[int]] | None:
+    """The shard's rows and its vocabulary with each word's count, from its files; None if damaged."""
+    rows = json.loads((location.path / ROWS_FILE).read_text(encoding="utf-8"))
+    if type(rows) is not dict:
+        return None
+    fields = (location.path / WORDS_FILE).read_text(encoding="utf-8").split()  # word, count, word, ...
+    if len(fields) % 2:
+        return None
+    return rows, fields[0::2], list(map(int, fields[1::2]))
 
 
 def verified(location: IndexLocation) -> tuple[str, Stamps] | None:

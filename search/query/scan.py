@@ -15,6 +15,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from search.corpus.kept import abstracts
 from search.models import Paper
 
 _WORD = re.compile(r"[^\W_]{2,}")
@@ -41,10 +42,10 @@ def scan(papers: Sequence[Paper], text: str, cancel: threading.Event | None = No
         return Scanned([], ())
     starts = [re.compile(r"(?<![^\W_])" + re.escape(word)) for word in words]  # `gan`, not `organ`
     ranked: list[tuple[int, float]] = []
-    for at, paper in enumerate(papers):
+    for at, (paper, text) in enumerate(zip(papers, abstracts(papers))):  # (kept ones read a run at a time)
         if cancel is not None and at % CHECK_EVERY == 0 and cancel.is_set():
             break
-        title, abstract = (paper.title or "").lower(), paper.abstract.lower()
+        title, abstract = (paper.title or "").lower(), text.lower()
         score = 0.0
         for word, start in zip(words, starts):
             # `in` first (C-fast, most papers fail it), then the word-start check

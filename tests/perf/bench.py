@@ -160,6 +160,7 @@ SCALED_NAMES = {
     "changed_rss_mb": "changed_rss_{}_mb",
     "changed_load_cpu_s": "changed_load_cpu_{}_s",
     "session_rss_mb": "session_rss_{}_mb",
+    "session_paused_rss_mb": "session_paused_rss_{}_mb",
 }
 """With --scale, these figures are repeated under the names of the scale's targets (add_100k_s...)."""
 
@@ -557,6 +558,7 @@ def bench_session(paths: list[Path], env: dict, searches: int = 1000) -> dict:
         "session_search_cpu_p50_ms": figures["search_cpu_p50_ms"],
         "session_search_cpu_p95_ms": figures["search_cpu_p95_ms"],
         "session_rss_mb": figures["session_rss_mb"],
+        "session_paused_rss_mb": figures["paused_rss_mb"],
     }
 
 
@@ -719,7 +721,8 @@ def main() -> int:
         (
             f"session of {figures['session_searches']} searches",
             f"{figures['session_rss_mb']:.0f} MB",
-            f"RSS at the end; search CPU p50 / p95 {figures['session_search_cpu_p50_ms']:.1f} / "
+            f"RSS at the end ({figures['session_paused_rss_mb']:.0f} MB after a pause's release); "
+            f"search CPU p50 / p95 {figures['session_search_cpu_p50_ms']:.1f} / "
             f"{figures['session_search_cpu_p95_ms']:.1f} ms; ensure_index again "
             f"{figures['session_reopen_cpu_ms']:.2f} ms",
         ),

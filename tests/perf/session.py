@@ -1,7 +1,8 @@
 """A search session through the engine, as the app's typing makes one: the start's index open (the
 corpus loaded as the app loads it), `ensure_index` called again on the open index, then every
 prefix of many typed queries searched in turn, the searches' p50 / p95 and the resident memory
-after them.
+after them, and after the pause the app makes when typing stops (a collection, the freed memory
+handed back).
 
     python tests/perf/session.py --corpus PATH ... [--searches 1000] [--cache DIR]
 
@@ -11,6 +12,7 @@ thresholds: compare runs (old and new code in turns)."""
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import re
 import sys
@@ -142,6 +144,13 @@ def main() -> int:
     figures["search_cpu_p95_ms"] = cpu[int(len(cpu) * 0.95)]
     figures["totals"] = totals
     figures.update({f"session_{key}": value for key, value in memory().items()})
+    # What the app does when the user pauses (tui/collector.py): a full collection, then the freed
+    # memory handed back (SearchEngine.release_memory).
+    gc.collect()
+    started = time.perf_counter()
+    engine.release_memory()
+    figures["release_ms"] = (time.perf_counter() - started) * 1000
+    figures["paused_rss_mb"] = memory()["rss_mb"]
     print(json.dumps({key: round(value, 3) if isinstance(value, float) else value for key, value in figures.items()}))
     return 0
 

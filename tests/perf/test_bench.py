@@ -31,6 +31,7 @@ KEYS = {
     "changed_rss_mb",
     "changed_load_cpu_s",
     "session_rss_mb",
+    "session_paused_rss_mb",
     "session_search_cpu_p95_ms",
 }
 

@@ -250,3 +250,56 @@ def test_the_fingerprints_are_computed_once_and_after_the_load(isolated_dirs, tm
     assert computed == [1]
     again = SearchEngine.from_paths(lists)
     assert not again.ensure_index().built and computed == [1]  # read back with the saved corpus
+
+
+def titled_lists(tmp_path):
+    """Two lists (two shards): papers with titles (one named by its title), and one without."""
+    first = tmp_path / "a.json"
+    first.write_text(
+        json.dumps(
+            [
+                {"id": "t1", "title": "Graphs for fun", "abstract": "Graphs are fun.", "github": "github.com/a/b"},
+                {"id": "t2", "title": "ZebraNet: striped graphs", "abstract": "Zebras are graphs."},
+                {"id": "u1", "abstract": "Trees are fun. They grow."},
+            ]
+        ),
+        encoding="utf-8",
+    )
+    second = tmp_path / "b.json"
+    second.write_text(json.dumps([{"id": "s1", "title": "Forests", "abstract": "Forests are trees."}]), "utf-8")
+    return [first, second]
+
+
+def test_the_open_index_keeps_no_second_copy_of_the_titles(tmp_path):
+    engine = SearchEngine(load_corpus(titled_lists(tmp_path)), tmp_path / "cache")
+    engine.ensure_index()
+    rows = engine._index.opened.rows
+    assert {paper_id: row[1] for paper_id, row in rows.items()} == {
+        "t1": None,
+        "t2": None,
+        "u1": "Trees are fun",
+        "s1": None,
+    }
+    assert (engine.row("t1").name, engine.row("t1").headline, engine.row("t1").has_code) == (
+        None,
+        "Graphs for fun",
+        True,
+    )
+    assert (engine.row("t2").name, engine.row("t2").headline) == ("ZebraNet", "ZebraNet: striped graphs")
+    assert engine.row("u1").headline == "Trees are fun" and engine.row("s1").headline == "Forests"
+    assert rows["t1"] == (None, None, True) and rows["s1"] == (None, None, False) and rows["t2"][0] == "ZebraNet"
+
+
+def test_each_shards_own_rows_and_words_are_let_go_once_merged_and_read_again_to_repair(tmp_path):
+    lists = titled_lists(tmp_path)
+    engine = SearchEngine(load_corpus(lists), tmp_path / "cache")
+    engine.ensure_index()
+    sharded = engine._index._index
+    assert all(built.light and not built.rows and not built.words for built in sharded._shards.values())
+    first = next(iter(sharded._shards))
+    (first.path / "rows.json").write_text("[]", encoding="utf-8")  # damaged: the repair rebuilds it
+    status = sharded.repair(engine._describe_paper)
+    assert status is not None and status.damaged == (first.path,)
+    engine._index._adopt()
+    assert engine.row("t2").headline == "ZebraNet: striped graphs" and engine.row("s1").headline == "Forests"
+    assert engine.search("forests").total == 1 and engine.search("zebras").total == 1

@@ -106,6 +106,24 @@ def test_placeholder_records_are_skipped_and_counted(tmp_path):
     assert result.skipped == 1
 
 
+def test_a_placeholder_padded_with_whitespace_is_still_one(tmp_path):
+    padded = {**RATED, "id": "p1", "title": " " * 70 + "Title\n" + " " * 70}
+    assert papers_of(tmp_path, [RATED, padded]).skipped == 1
+
+
+def test_names_of_every_shape_are_read_as_one_line_each(tmp_path):
+    """The usual lists of printable strings take a quicker path than the others; all read alike."""
+    records = [
+        {**RATED, "id": "n1", "authors": ["Ada  Lovelace", " ", "Kurt\tGödel"]},
+        {**RATED, "id": "n2", "authors": [{"name": "Ada\u001b[31m Lovelace"}, 7, None, "Kurt Gödel"]},
+        {**RATED, "id": "n3", "author": "Ada Lovelace; ;Kurt\u200e Gödel"},
+    ]
+    first, second, third = papers_of(tmp_path, records).papers
+    assert first.authors == ("Ada Lovelace", "Kurt Gödel")
+    assert second.authors == ("Ada Lovelace", "7", "Kurt Gödel")
+    assert third.authors == ("Ada Lovelace", "Kurt Gödel")
+
+
 def test_only_the_authors_with_an_affiliation_may_be_indexed(tmp_path):
     """corl2023 indexes only the authors whose affiliation is written."""
     record = {

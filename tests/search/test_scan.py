@@ -60,3 +60,32 @@ def test_excluded_words_are_not_looked_for_and_words_match_at_their_start():
     assert scan(PAPERS, "graph -diffusion").words == ("graph",)
     assert [pid for pid, _ in scan(PAPERS, "raph").ranked] == []  # inside `graph`: no match
     assert [pid for pid, _ in scan(PAPERS, "molec").ranked] == ["a"]  # a word being typed: found
+
+
+def test_abstracts_kept_on_disk_are_read_a_run_at_a_time_and_scan_alike(isolated_dirs, tmp_path, monkeypatch):
+    import json
+
+    from search.corpus import kept
+
+    lists = []
+    for name in ("a", "b"):
+        records = [
+            {"id": f"{name}{i}", "abstract": f"Paper {name}{i}: graph diffusion of héat number {i}. " * (1 + i % 4)}
+            for i in range(40)
+        ]
+        lists.append(tmp_path / f"{name}.json")
+        lists[-1].write_text(json.dumps(records), encoding="utf-8")
+    fresh = load_corpus(lists, keep=True).papers  # parsed: every abstract in memory
+    saved = load_corpus(lists, keep=True).papers  # the saved corpus: every abstract kept on disk
+    assert all(tuple.__getitem__(paper, 1).__class__ is kept.Kept for paper in saved)
+    reads = []
+    real = kept.KeptAbstracts.text
+    monkeypatch.setattr(kept.KeptAbstracts, "text", lambda self, index: reads.append(index) or real(self, index))
+    mixed = [*fresh[:30], *saved[30:50], *reversed(saved[50:])]  # in memory, in order, out of order
+    expected = [paper.abstract for paper in mixed]
+    reads.clear()
+    assert list(kept.abstracts(mixed, chunk=16)) == expected
+    assert len(reads) == 32  # the two chunks out of order: one read a paper; the rest, one a chunk
+    reads.clear()
+    assert list(kept.abstracts(saved)) == [paper.abstract for paper in fresh] and not reads
+    assert scan(saved, "graph héat").ranked == scan(fresh, "graph héat").ranked != []

@@ -46,3 +46,42 @@ def test_a_pass_comes_at_the_latest_every_longest_seconds(clock):
         if clock.now < 1000.0 + collector.LONGEST:
             assert not typing.check() and not untouched.check()
     assert typing.check() and untouched.check()
+
+
+class Paused:
+    """A collector that makes a pass at each check (the user paused)."""
+
+    def __init__(self) -> None:
+        self.passes = 0
+
+    def check(self) -> bool:
+        self.passes += 1
+        return True
+
+    def paused(self) -> bool:
+        return True
+
+
+def test_each_pass_the_app_makes_hands_the_freed_memory_back():
+    from search import SearchEngine, load_corpus
+    from tui.app import ReaderApp
+    from tui.preferences import Preferences
+
+    engine = SearchEngine(load_corpus())
+    released = []
+    engine.release_memory = lambda: released.append(True) or True  # type: ignore[method-assign]
+    app = ReaderApp(engine, preferences=Preferences())
+    app._collector = Paused()  # type: ignore[assignment]
+    app._saving_started = True  # (what a pause saves for the next start is not this test's)
+    app._when_idle()
+    app._when_idle()
+    assert released == [True, True]
+
+
+def test_the_engine_can_hand_freed_memory_back_here():
+    """glibc's malloc_trim, where the tests run (Linux); a no-op elsewhere."""
+    import sys
+
+    from search import SearchEngine, load_corpus
+
+    assert SearchEngine(load_corpus()).release_memory() is sys.platform.startswith("linux")

@@ -147,22 +147,28 @@ def abstract(value: Any) -> str | None:
 def text(value: Any) -> str | None:
     """A one-line string from a scalar field, or None."""
     if value.__class__ is not str:  # a string is the usual case (20 fields a paper, at every parse)
-        if isinstance(value, bool) or value is None:
+        if value is None or isinstance(value, bool):
             return None
         if isinstance(value, (int, float)):
             value = str(value)
         elif not isinstance(value, str):
             return None
+    if value.isprintable():  # sanitize_line's own fast path, without its call (every field passes here)
+        return " ".join(value.split()) or None
     return sanitize_line(value) or None
 
 
 def addresses(value: Any) -> str | None:
     """The addresses in a link field (github, code, project), separated by spaces, or None: however
     the list wrote them (Markdown links, several URLs, no scheme; see `field_urls`)."""
+    if value is None:  # most records have no such field
+        return None
     return " ".join(field_urls(text(value))) or None
 
 
 def year(value: Any) -> int | None:
+    if value is None:  # most records have no year field: no exception raised and caught
+        return None
     try:
         number = int(str(value).strip())
     except (TypeError, ValueError):
@@ -172,16 +178,22 @@ def year(value: Any) -> int | None:
 
 def names(value: Any, separators: str = ";") -> tuple[str, ...]:
     """Author or keyword names from a list (of strings or {"name": ...}) or a separated string."""
-    if isinstance(value, str):
-        parts: Iterable[Any] = (
+    if value.__class__ is str:
+        parts: list[Any] = (
             value.split(separators) if len(separators) == 1 else re.split(f"[{re.escape(separators)}]", value)
         )
     elif isinstance(value, list):
         parts = value
+    elif isinstance(value, str):
+        return names(str(value), separators)
     else:
         return ()
-    found = (text(part.get("name") if isinstance(part, dict) else part) for part in parts)
-    return tuple(name for name in found if name)
+    if all(part.__class__ is str for part in parts) and "".join(parts).isprintable():
+        # The usual case (every name a printable string): what `text` makes of each, without a call each.
+        found = [" ".join(part.split()) for part in parts]
+        return tuple([name for name in found if name])
+    found_names = (text(part.get("name") if isinstance(part, dict) else part) for part in parts)
+    return tuple([name for name in found_names if name])
 
 
 def status_of(*values: str | None) -> str | None:
@@ -225,8 +237,20 @@ def venue_from_filename(path: Path) -> str | None:
 
 
 def year_of(venue: str | None) -> int | None:
-    match = re.search(r"(?:19|20)\d\d", venue or "")
-    return int(match.group()) if match else None
+    if not venue:
+        return None
+    found = _YEARS.get(venue, _YEARS)
+    if found is _YEARS:  # a list's papers share a few venues: each searched once
+        match = _YEAR.search(venue)
+        found = int(match.group()) if match else None
+        if len(_YEARS) >= 4096:
+            _YEARS.clear()
+        _YEARS[venue] = found
+    return found  # type: ignore[return-value]
+
+
+_YEAR = re.compile(r"(?:19|20)\d\d")
+_YEARS: dict[str, int | None] = {}
 
 
 def venue_label(name: str) -> str:

@@ -29,9 +29,19 @@ placeholder, not a paper."""
 
 def is_placeholder(get: Callable[[str], Any]) -> bool:
     """True for a record whose title or abstract is its own field's name."""
-    return any(
-        isinstance(value := get(name), str) and value.strip().casefold() == word for name, word in PLACEHOLDERS.items()
-    )
+    for name, word in PLACEHOLDERS.items():
+        value = get(name)
+        if (
+            isinstance(value, str)
+            # Not a copy of every abstract stripped: a long value without whitespace at either end is none.
+            and (len(value) < _SHORT or value[0].isspace() or value[-1].isspace())
+            and value.strip().casefold() == word
+        ):
+            return True
+    return False
+
+
+_SHORT = 64
 
 
 def read(get: Callable[[str], Any], authors: int) -> tuple[float | None, int | None, Facts]:

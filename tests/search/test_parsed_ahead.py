@@ -1,0 +1,139 @@
+"""A cold start's lists parsed on two CPUs (search/corpus/parsed.py, parsed_ahead): a forked
+process parses a share of them into the cache while this one parses the rest. The loads run in
+a process of their own, with one thread (a test process may have others: nothing is forked there)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+
+from search.corpus import parsed
+from search.corpus.loader import load_corpus
+
+SCRIPT = textwrap.dedent(
+    """
+    import hashlib, json, os, sys
+    from pathlib import Path
+    from search.corpus import parsed
+    from search.corpus.loader import load_corpus
+    from search.errors import CorpusError
+
+    parsed.AHEAD_MIN_BYTES = int(sys.argv[1])
+    forks = []
+    real_fork = os.fork
+    def fork():
+        if os.environ.get("FAIL_FORK"):
+            forks.append(None)
+            raise OSError(11, "Resource temporarily unavailable")
+        pid = real_fork()
+        forks.append(pid)
+        return pid
+    os.fork = fork
+    paths = [Path(p) for p in sys.argv[3:]]
+    later = []
+    try:
+        corpus = load_corpus(paths, skip_broken=sys.argv[2] == "skip", keep=True, later=later)
+        for save in later:  # as the app does once its user pauses
+            save()
+    except CorpusError as error:
+        print(json.dumps({"error": str(error), "forks": len(forks)}))
+        sys.exit(0)
+    digest = hashlib.sha256()
+    for paper in corpus.papers:
+        digest.update(repr((tuple(paper)[:1], paper.abstract, tuple(paper)[2:-1], tuple(paper.facts))).encode())
+    kept = sum(1 for paper in corpus.papers if tuple.__getitem__(paper, 1).__class__ is not str)
+    print(json.dumps({"digest": digest.hexdigest(), "papers": len(corpus.papers), "forks": len(forks),
+                      "kept": kept, "problems": list(corpus.problems), "aliases": dict(corpus.aliases)}))
+    """
+)
+
+
+def lists(folder, count=4, papers=30):
+    folder.mkdir(exist_ok=True)
+    paths = []
+    for number in range(count):
+        records = [
+            {
+                "id": f"l{number}-{i}",
+                "title": f"Paper {i} of list {number}",
+                "abstract": f"List {number} paper {i} studies graphs, zebras and kernels number {i}." * (1 + i % 3),
+                "authors": [f"Author {i % 7}", "Ada Lovelace"],
+                "rating": "5;6;7",
+                "aff": "MIT;Oxford",
+            }
+            for i in range(papers)
+        ]
+        shared = "A paper in every list, which the merge keeps once, under the first list's id, the others its aliases."
+        records.append({"id": f"shared{number}", "abstract": shared})
+        path = folder / f"conf{2020 + number}.json"
+        path.write_text(json.dumps(records), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def load_apart(tmp_path, paths, minimum: int, cache: str, skip: bool = False, fail_fork: bool = False) -> dict:
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / cache), "XDG_DATA_HOME": str(tmp_path / "data")}
+    env = {**env, "FAIL_FORK": "1"} if fail_fork else env
+    command = [sys.executable, "-c", SCRIPT, str(minimum), "skip" if skip else "", *map(str, paths)]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_a_share_parsed_by_another_process_makes_the_same_corpus(tmp_path):
+    paths = lists(tmp_path / "lists")
+    alone = load_apart(tmp_path, paths, 1 << 40, "alone")
+    ahead = load_apart(tmp_path, paths, 0, "ahead")
+    assert alone["forks"] == 0 and ahead["forks"] == 1
+    assert ahead["digest"] == alone["digest"] and ahead["aliases"] == alone["aliases"] == {
+        "shared1": "shared0",
+        "shared2": "shared0",
+        "shared3": "shared0",
+    }
+    assert 0 < ahead["kept"] < ahead["papers"] and alone["kept"] == 0  # its share read from the cache
+    again = load_apart(tmp_path, paths, 0, "ahead")  # every entry written: nothing to parse ahead
+    assert again["forks"] == 0 and again["digest"] == alone["digest"]
+
+
+def test_no_process_to_be_had_means_parsing_everything_here(tmp_path):
+    paths = lists(tmp_path / "lists")
+    alone = load_apart(tmp_path, paths, 1 << 40, "alone")
+    failed = load_apart(tmp_path, paths, 0, "failed", fail_fork=True)
+    assert failed["forks"] == 1 and failed["kept"] == 0 and failed["digest"] == alone["digest"]
+
+
+def test_a_broken_list_in_the_other_share_is_refused_or_left_out_as_before(tmp_path):
+    paths = lists(tmp_path / "lists")
+    paths[2].write_text("[{]" + " " * 1000, encoding="utf-8")  # in the other process's share or not
+    refused = load_apart(tmp_path, paths, 0, "refused")
+    assert refused["forks"] == 1 and "conf2022.json" in refused["error"]
+    skipped = load_apart(tmp_path, paths, 0, "skipped", skip=True)
+    assert skipped["forks"] == 1 and len(skipped["problems"]) == 1 and "conf2022.json" in skipped["problems"][0]
+    alone = load_apart(tmp_path, paths, 1 << 40, "alone", skip=True)
+    assert skipped["digest"] == alone["digest"] and skipped["papers"] == 3 * 30 + 1
+
+
+def test_nothing_is_parsed_ahead_in_a_process_with_other_threads(tmp_path, monkeypatch, isolated_dirs):
+    paths = lists(tmp_path / "lists", count=3, papers=5)
+    monkeypatch.setattr(parsed, "AHEAD_MIN_BYTES", 0)
+    monkeypatch.setattr(os, "fork", lambda: (_ for _ in ()).throw(AssertionError("forked")))
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert len(load_corpus(paths).papers) == 3 * 5 + 1  # (the shared paper once)
+    finally:
+        stop.set()
+        other.join()
+
+
+def test_entries_older_than_their_list_or_the_engines_code_are_parsed_again(tmp_path, monkeypatch, isolated_dirs):
+    paths = lists(tmp_path / "lists", count=2, papers=3)
+    assert set(parsed._uncached(paths, 1 << 30)) == set(paths)  # no entries yet
+    load_corpus(paths)  # each file's entry written (no later: now)
+    assert parsed._uncached(paths, 1 << 30) == {}
+    monkeypatch.setattr(parsed, "_code_written", lambda: 1 << 62)  # an upgrade: every entry is stale
+    assert set(parsed._uncached(paths, 1 << 30)) == set(paths)
