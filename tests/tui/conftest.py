@@ -14,6 +14,15 @@ from search.user.store import UserStore
 from tui.app import ReaderApp
 
 
+def one_fast(values, fast=None) -> list:
+    """Parameters for a test that checks the same thing at several terminal sizes: `fast` (the first
+    value unless given) runs in the fast loop (`make check`), every other is marked slow, so `make
+    test` runs them all. Test ids are unchanged (a snapshot's file name is its test's id)."""
+    values = list(values)
+    fast = values[0] if fast is None else fast
+    return [value if value == fast else pytest.param(value, marks=pytest.mark.slow) for value in values]
+
+
 async def settle(pilot, app) -> None:
     """Wait until the workers (index, downloads) and the search session have finished, their
     messages are handled and the reader has caught up with typing. Cancellations the app makes on

@@ -12,7 +12,7 @@ from rich.color import Color
 from search import Bookmark, SearchEngine, load_corpus
 from search.engine import QUICK_NOTICE
 from search.user.store import UserStore
-from tests.tui.conftest import settle
+from tests.tui.conftest import one_fast, settle
 from tui.app import ReaderApp
 from tui.widgets.reader import ReaderPane
 from tui.widgets.results_list import BOOKMARK_MARKER, ResultsList
@@ -485,7 +485,7 @@ async def test_the_bookmarks_screen_follows_a_theme_change(make_app, seed_engine
         assert contrast(star.style.color, star.style.bgcolor) >= 3.0, star.style
 
 
-@pytest.mark.parametrize("size", [(140, 40), (60, 20)])
+@pytest.mark.parametrize("size", one_fast([(140, 40), (60, 20)]))
 async def test_each_row_is_its_text_cut_to_the_list_and_the_selection_stands_out(make_app, size):
     """Every row, plain, bookmarked, opened (dimmed), with matched words and cut to the width, shows
     exactly its text; the selected row alone is drawn in the cursor's colours."""

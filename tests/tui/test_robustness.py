@@ -8,7 +8,7 @@ import random
 import pytest
 from textual import events
 
-from tests.tui.conftest import settle
+from tests.tui.conftest import one_fast, settle
 from tui.app import ReaderApp
 from tui.screens.bookmarks import BookmarksScreen
 from tui.screens.choosers import Chooser, NameDialog, SavedSearches
@@ -125,7 +125,7 @@ async def test_every_key_in_every_other_screen_with_nothing_in_it(make_app, make
         assert_healthy(app)
 
 
-@pytest.mark.parametrize("size", [(40, 10), (20, 5)])
+@pytest.mark.parametrize("size", one_fast([(40, 10), (20, 5)], fast=(20, 5)))
 async def test_tiny_terminals(make_app, size):
     app = make_app()
     async with app.run_test(size=size) as pilot:
