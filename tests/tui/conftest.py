@@ -14,6 +14,11 @@ from search.engine import SearchEngine
 from search.user.store import UserStore
 from tui.app import ReaderApp
 
+WIDE = (110, 30)
+"""The size of an app test that wants the list and the reader side by side (two panes from 100
+columns, tui.screens.main.NARROW_WIDTH) but is not about the size: 3,300 cells to draw where 140x40
+has 5,600, a sixth less CPU for the tests that use it. A test about 140 columns says (140, 40)."""
+
 
 def one_fast(values, fast=None) -> list:
     """Parameters for a test that checks the same thing at several terminal sizes: `fast` (the first
