@@ -11,14 +11,12 @@ import pytest
 
 from search import Bookmark, SearchEngine, bookmark_of, display_label
 from search.user.store import UserStore
-from tests.tui.conftest import settle
+from tests.tui.conftest import WIDE, settle
 from tui.app import ReaderApp
 from tui.screens.bookmarks import BookmarksScreen
 from tui.screens.dialogs import NoteDialog, TagsDialog
 from tui.screens.paper_actions import ALREADY_BOOKMARKED, ALREADY_REMOVED, NOTHING_TO_UNDO, REMOVED_ELSEWHERE
 from tui.widgets.results_list import BOOKMARK_MARKER, ResultsList
-
-WIDE = (140, 40)
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 
@@ -13,22 +14,43 @@ from search.engine import SearchEngine
 from search.user.store import UserStore
 from tui.app import ReaderApp
 
+WIDE = (110, 30)
+"""The size of an app test that wants the list and the reader side by side (two panes from 100
+columns, tui.screens.main.NARROW_WIDTH) but is not about the size: 3,300 cells to draw where 140x40
+has 5,600, a sixth less CPU for the tests that use it. A test about 140 columns says (140, 40)."""
+
+
+def one_fast(values, fast=None) -> list:
+    """Parameters for a test that checks the same thing at several terminal sizes: `fast` (the first
+    value unless given) runs in the fast loop (`make check`), every other is marked slow, so `make
+    test` runs them all. Test ids are unchanged (a snapshot's file name is its test's id)."""
+    values = list(values)
+    fast = values[0] if fast is None else fast
+    return [value if value == fast else pytest.param(value, marks=pytest.mark.slow) for value in values]
+
 
 async def settle(pilot, app) -> None:
     """Wait until the workers (index, downloads) and the search session have finished, their
     messages are handled and the reader has caught up with typing. Cancellations the app makes on
     purpose (a newer query, a new list) are part of settling, not failures; nothing here depends
-    on how fast the machine is, only on the app going quiet."""
+    on how fast the machine is, only on the app going quiet.
+
+    The app runs while settle waits (asyncio.sleep hands the loop to its message pumps and timers):
+    the waits for a busy session and the reader's timer poll with plain sleeps, as pilot.pause would
+    also check every widget's queue and the screen's refresh each 5-10 ms (a tenth of the app tests'
+    CPU); one pause after them handles what they finished with."""
     for _ in range(3):
         with contextlib.suppress(WorkerCancelled):
             await app.workers.wait_for_complete()
         sessions = [screen.session for screen in app.screen_stack if hasattr(screen, "session")]
         while any(session.busy for session in sessions):
-            await pilot.pause(0.005)
+            await asyncio.sleep(0.005)
         await pilot.pause()
     deadline = time.monotonic() + 10  # the reader's timer is 0.15 s: generous for a busy machine
-    while getattr(app.screen, "reader_waiting", False) and time.monotonic() < deadline:
-        await pilot.pause(0.01)
+    if getattr(app.screen, "reader_waiting", False):
+        while getattr(app.screen, "reader_waiting", False) and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        await pilot.pause()
 
 
 @pytest.fixture

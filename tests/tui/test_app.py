@@ -6,13 +6,12 @@ import time
 
 from textual.command import CommandPalette
 
-from tests.tui.conftest import settle
+from tests.tui.conftest import WIDE, settle
 from tui.screens.help import HelpScreen
 from tui.widgets.reader import ReaderPane
 from tui.widgets.results_list import ResultsList
 from tui.widgets.search_box import SearchBox
 
-WIDE = (140, 40)
 NARROW = (80, 24)
 
 
@@ -340,7 +339,7 @@ async def test_narrow_terminal_reader_takes_the_screen(make_app):
 
 async def test_wide_terminal_shows_list_and_reader_side_by_side(make_app):
     app = make_app()
-    async with app.run_test(size=WIDE) as pilot:
+    async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot, app)
         results = app.screen.query_one(ResultsList)
         reader = app.screen.query_one(ReaderPane)

@@ -11,14 +11,12 @@ from search import display_label
 from search.corpus.loader import load_corpus
 from search.engine import SearchEngine
 from search.user.store import UserStore
-from tests.tui.conftest import settle
+from tests.tui.conftest import WIDE, settle
 from tui.app import ReaderApp
 from tui.screens.bookmarks import BookmarksScreen
 from tui.screens.dialogs import LinkPicker, NoteDialog, TagsDialog
 from tui.widgets.reader import ReaderPane
 from tui.widgets.results_list import BOOKMARK_MARKER, ResultsList
-
-WIDE = (140, 40)
 
 
 @pytest.fixture

@@ -12,13 +12,12 @@ from rich.color import Color
 from search import Bookmark, SearchEngine, load_corpus
 from search.engine import QUICK_NOTICE
 from search.user.store import UserStore
-from tests.tui.conftest import settle
+from tests.tui.conftest import WIDE, one_fast, settle
 from tui.app import ReaderApp
 from tui.widgets.reader import ReaderPane
 from tui.widgets.results_list import BOOKMARK_MARKER, ResultsList
 from tui.widgets.search_box import SearchBox
 
-WIDE = (140, 40)
 NARROW = (80, 24)
 SMALL = (60, 20)
 
@@ -66,7 +65,7 @@ def engine_of(tmp_path, *lists: list[dict]) -> SearchEngine:
 
 async def test_a_row_shows_at_least_70_characters_of_its_title_at_140_columns(tmp_path):
     app = ReaderApp(engine_of(tmp_path, long_titles(5)), store=UserStore())
-    async with app.run_test(size=WIDE) as pilot:
+    async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot, app)
         line = row_line(app, 1)
         title = "Paper 0001 on graph learning with a title long enough to need more than seventy columns"
@@ -256,7 +255,7 @@ async def test_z_shows_the_list_alone_and_enter_opens_a_paper_over_it(make_app):
 
 async def test_brackets_resize_the_split_and_the_next_start_keeps_it(make_app):
     app = make_app()
-    async with app.run_test(size=WIDE) as pilot:
+    async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot, app)
         before = app.screen.query_one(ResultsList).size.width
         await pilot.press("tab", "right_square_bracket", "right_square_bracket")
@@ -265,7 +264,7 @@ async def test_brackets_resize_the_split_and_the_next_start_keeps_it(make_app):
         assert wider >= before + 12  # two steps of 5% of 140 columns
         # and quitting at once (before the split is saved on its timer) still keeps it
     again = make_app()
-    async with again.run_test(size=WIDE) as pilot:
+    async with again.run_test(size=(140, 40)) as pilot:
         await settle(pilot, again)
         assert again.screen.query_one(ResultsList).size.width == wider
 
@@ -485,7 +484,7 @@ async def test_the_bookmarks_screen_follows_a_theme_change(make_app, seed_engine
         assert contrast(star.style.color, star.style.bgcolor) >= 3.0, star.style
 
 
-@pytest.mark.parametrize("size", [(140, 40), (60, 20)])
+@pytest.mark.parametrize("size", one_fast([(140, 40), (60, 20)]))
 async def test_each_row_is_its_text_cut_to_the_list_and_the_selection_stands_out(make_app, size):
     """Every row, plain, bookmarked, opened (dimmed), with matched words and cut to the width, shows
     exactly its text; the selected row alone is drawn in the cursor's colours."""

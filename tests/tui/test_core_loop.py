@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from tests.tui.conftest import settle
+from tests.tui.conftest import one_fast, settle
 from tests.tui.walk import assert_consistent, walk_corpus
 from tui.app import ReaderApp
 from tui.screens.choosers import Chooser
@@ -46,7 +46,7 @@ async def test_scrolling_down_the_bundled_list_then_searching_again(make_app):
         assert_consistent(app, "down j*20 / g")
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", one_fast(SIZES))
 async def test_the_last_of_a_long_result_then_back_to_every_paper(big_engine, size):
     """More matches than a page: learning, enter, G, esc, esc (the query cleared: every paper)."""
     app = app_over(big_engine)
@@ -64,7 +64,7 @@ async def test_the_last_of_a_long_result_then_back_to_every_paper(big_engine, si
         assert_consistent(app, "learning enter G esc esc")
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", one_fast(SIZES))
 async def test_all_words_after_going_to_the_last(big_engine, size):
     """`a` (match:all) after G."""
     app = app_over(big_engine)
@@ -79,7 +79,7 @@ async def test_all_words_after_going_to_the_last(big_engine, size):
         assert_consistent(app, "graph learning enter G a")
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", one_fast(SIZES))
 async def test_related_papers_after_scrolling(big_engine, size):
     """`r` with the selection pages down the list."""
     app = app_over(big_engine)
@@ -95,7 +95,7 @@ async def test_related_papers_after_scrolling(big_engine, size):
         assert_consistent(app, "learning enter pagedown*3 j r")
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", one_fast(SIZES))
 async def test_a_filter_after_paging_down(big_engine, size):
     """ctrl+t, has:code, after pagedown."""
     app = app_over(big_engine)

@@ -6,14 +6,12 @@ import pytest
 from textual.widgets import OptionList
 
 from search.user.store import UserStore
-from tests.tui.conftest import settle
+from tests.tui.conftest import WIDE, settle
 from tui.app import ReaderApp
 from tui.screens.choosers import Chooser, NameDialog, SavedSearches
 from tui.widgets.reader import ReaderPane
 from tui.widgets.results_list import ResultsList
 from tui.widgets.search_box import SearchBox
-
-WIDE = (140, 40)
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from search.user.store import UserStore
-from tests.tui.conftest import settle
+from tests.tui.conftest import one_fast, settle
 from tui.app import ReaderApp
 from tui.preferences import config_path
 from tui.preferences import load as load_preferences
@@ -19,7 +19,7 @@ def guide_text(app) -> str | None:
     return str(found.first().render()) if found else None
 
 
-@pytest.mark.parametrize("size", [(140, 40), (80, 24), (60, 20)])
+@pytest.mark.parametrize("size", one_fast([(140, 40), (80, 24), (60, 20)]))
 async def test_the_first_start_shows_the_guide_and_esc_hides_it_for_good(seed_engine, size):
     app = ReaderApp(seed_engine, store=UserStore(), guide=True)
     async with app.run_test(size=size) as pilot:

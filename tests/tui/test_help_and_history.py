@@ -10,7 +10,7 @@ from textual.app import App, ComposeResult
 from textual.geometry import Region
 
 from search.query import facets, parse
-from tests.tui.conftest import settle
+from tests.tui.conftest import one_fast, settle
 from tui.screens.dialogs import LinkPicker
 from tui.screens.help import HelpScreen
 from tui.widgets import search_box
@@ -39,7 +39,7 @@ async def open_help(pilot, app, filter_text=""):
 # -- help ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", one_fast(SIZES))
 async def test_help_descriptions_read_as_sentences_at_every_size(make_app, size):
     """At 60x20 the action column was 11 wide, one word per line; each short description must
     now fit on one line next to its key."""
@@ -50,7 +50,7 @@ async def test_help_descriptions_read_as_sentences_at_every_size(make_app, size)
             assert any(key in line and description in line for line in lines), (key, lines[:12])
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", one_fast(SIZES))
 async def test_help_shows_the_query_language(make_app, size):
     app = make_app()
     async with app.run_test(size=SIZES[size]) as pilot:

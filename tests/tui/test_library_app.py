@@ -12,7 +12,7 @@ from textual.widgets import OptionList
 
 from search import Library, SearchEngine, UserStore
 from tests.sources.server import records
-from tests.tui.conftest import settle
+from tests.tui.conftest import one_fast, settle
 from tests.tui.test_get_cli import serve_list
 from tui.app import ReaderApp
 from tui.cli import main
@@ -50,7 +50,7 @@ def option_texts(screen) -> list[str]:
     return [str(options.get_option_at_index(index).prompt) for index in range(options.option_count)]
 
 
-@pytest.mark.parametrize("size", [(140, 40), (80, 24), (60, 20)])
+@pytest.mark.parametrize("size", one_fast([(140, 40), (80, 24), (60, 20)]))
 async def test_the_picker_marks_a_list_you_have_and_updates_it_only_if_it_changed(server, library_app, notices, size):
     app = library_app
     async with app.run_test(size=size) as pilot:
@@ -103,7 +103,7 @@ async def test_remove_from_the_picker_and_bring_it_back_from_the_library_view(li
         assert "1 match" in app.sub_title
 
 
-@pytest.mark.parametrize("size", [(140, 40), (80, 24), (60, 20)])
+@pytest.mark.parametrize("size", one_fast([(140, 40), (80, 24), (60, 20)]))
 async def test_the_library_view_lists_every_list_and_searches_only_one(library_app, notices, size):
     app = library_app
     async with app.run_test(size=size) as pilot:

@@ -11,7 +11,7 @@ import pytest
 
 from search import SearchEngine, load_corpus
 from search.user.store import UserStore
-from tests.tui.conftest import settle
+from tests.tui.conftest import one_fast, settle
 from tui.app import ReaderApp
 from tui.screens import marking
 from tui.screens.choosers import Chooser
@@ -39,7 +39,7 @@ async def mark_two_graph_papers(pilot, app) -> None:
     await settle(pilot, app)
 
 
-@pytest.mark.parametrize("size", [(140, 40), (80, 24), (60, 20)])
+@pytest.mark.parametrize("size", one_fast([(140, 40), (80, 24), (60, 20)]))
 async def test_space_marks_and_moves_on_the_header_counts_and_esc_clears(make_app, size):
     app = make_app()
     async with app.run_test(size=size) as pilot:

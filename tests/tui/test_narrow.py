@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from search.user.store import UserStore
-from tests.tui.conftest import settle
+from tests.tui.conftest import one_fast, settle
 from tests.tui.test_browsing import engine_of, long_titles, row_line, screen_line
 from tui.app import ReaderApp
 from tui.widgets.results_list import ResultsList
@@ -29,7 +29,7 @@ def three_lists(tmp_path_factory):
     )
 
 
-@pytest.mark.parametrize("width", [140, 80, 60, 40])
+@pytest.mark.parametrize("width", one_fast([140, 80, 60, 40], fast=40))
 async def test_the_header_always_shows_the_match_count(three_lists, width):
     app = ReaderApp(three_lists, store=UserStore())
     async with app.run_test(size=(width, 20)) as pilot:
@@ -54,7 +54,7 @@ async def test_the_venue_column_gives_way_to_titles(three_lists, width):
             assert len(title) >= app.screen.query_one(ResultsList).scrollable_content_region.width - 4, line
 
 
-@pytest.mark.parametrize("size", SMALL_SIZES)
+@pytest.mark.parametrize("size", one_fast(SMALL_SIZES, fast=(60, 20)))
 async def test_the_get_picker_keeps_its_hint_line_on_screen(make_app, size):
     app = make_app()
     async with app.run_test(size=size) as pilot:
@@ -65,7 +65,7 @@ async def test_the_get_picker_keeps_its_hint_line_on_screen(make_app, size):
         assert "Get a list" in shown and "enter get" in shown and "esc" in shown, shown
 
 
-@pytest.mark.parametrize("size", SMALL_SIZES)
+@pytest.mark.parametrize("size", one_fast(SMALL_SIZES, fast=(60, 20)))
 async def test_the_filter_menu_shows_its_sort_orders_and_hint(tmp_path, size):
     statuses = [  # many statuses, as real lists have
         {**record, "status": f"Status {n % 9}"} for n, record in enumerate(long_titles(60))

@@ -11,12 +11,11 @@ from textual.command import CommandList, CommandPalette
 from textual.theme import BUILTIN_THEMES
 
 from search.user.store import UserStore
-from tests.tui.conftest import settle
+from tests.tui.conftest import WIDE, settle
 from tui.app import ReaderApp
 from tui.preferences import MAX_CONFIG_BYTES, Preferences, PreferencesError, load, save
 from tui.screens.help import HelpScreen
 
-WIDE = (140, 40)
 CHOSEN = Preferences(theme="nord", split=30, sort="name", match="all", list_only=True)
 
 

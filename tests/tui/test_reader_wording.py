@@ -11,7 +11,7 @@ import pytest
 
 from search import SearchEngine, load_corpus
 from search.user.store import UserStore
-from tests.tui.conftest import settle
+from tests.tui.conftest import one_fast, settle
 from tui import clipboard
 from tui.app import ReaderApp
 from tui.clipboard import TERMINAL, TMUX_HINT, copied_notice, short_url, tmux_hint
@@ -66,7 +66,7 @@ def visible_paper_line(reader: ReaderPane) -> int:
     return round(reader.scroll_y - reader.query_one("#paper").virtual_region.y)
 
 
-@pytest.mark.parametrize("size", [(140, 40), (80, 24), (60, 20)])
+@pytest.mark.parametrize("size", one_fast([(140, 40), (80, 24), (60, 20)]))
 async def test_b_while_scrolled_down_keeps_the_lines_in_view(make_app, size):
     app = make_app()
     async with app.run_test(size=size) as pilot:

@@ -5,13 +5,11 @@ from __future__ import annotations
 import pytest
 
 from search import bookmark_of
-from tests.tui.conftest import settle
+from tests.tui.conftest import WIDE, settle
 from tui.screens.bookmarks import BookmarksScreen
 from tui.screens.main import MainScreen
 from tui.screens.recommended import RecommendedScreen
 from tui.widgets.reader import ReaderPane
-
-WIDE = (140, 40)
 
 
 def bitstack(engine) -> str:

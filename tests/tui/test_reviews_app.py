@@ -13,7 +13,7 @@ from search import Library, SearchEngine
 from search.user.store import UserStore
 from tests.sources.test_openreview import VENUE
 from tests.sources.test_reviews import forums, serve
-from tests.tui.conftest import settle
+from tests.tui.conftest import one_fast, settle
 from tests.tui.test_browsing import NARROW, SMALL
 from tui.app import ReaderApp
 from tui.cli import main
@@ -84,7 +84,7 @@ def app_with_reviews(server, capsys, monkeypatch) -> tuple[ReaderApp, list[str]]
     return ReaderApp(engine, store=UserStore(), query="list:iclr2025-openreview-all sort:rating"), said
 
 
-@pytest.mark.parametrize("size", [NARROW, SMALL], ids=["80x24", "60x20"])
+@pytest.mark.parametrize("size", one_fast([NARROW, SMALL]), ids=["80x24", "60x20"])
 async def test_r_shows_each_review_the_meta_review_and_the_decision(server, capsys, monkeypatch, size):
     from tui.screens.reviews import ReviewsScreen
 

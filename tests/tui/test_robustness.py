@@ -8,7 +8,7 @@ import random
 import pytest
 from textual import events
 
-from tests.tui.conftest import settle
+from tests.tui.conftest import one_fast, settle
 from tui.app import ReaderApp
 from tui.screens.bookmarks import BookmarksScreen
 from tui.screens.choosers import Chooser, NameDialog, SavedSearches
@@ -125,7 +125,7 @@ async def test_every_key_in_every_other_screen_with_nothing_in_it(make_app, make
         assert_healthy(app)
 
 
-@pytest.mark.parametrize("size", [(40, 10), (20, 5)])
+@pytest.mark.parametrize("size", one_fast([(40, 10), (20, 5)], fast=(20, 5)))
 async def test_tiny_terminals(make_app, size):
     app = make_app()
     async with app.run_test(size=size) as pilot:
@@ -215,3 +215,13 @@ def test_the_pilot_looks_for_idle_in_the_slices_the_suite_sets():
     assert _wait.SLEEP_GRANULARITY == PILOT_IDLE_SLICE
     assert _wait.SLEEP_IDLE == PILOT_IDLE_SLICE / 20
     assert {"SLEEP_GRANULARITY", "SLEEP_IDLE"} <= set(_wait.wait_for_idle.__code__.co_names)
+
+
+def test_a_size_parametrised_test_runs_one_size_in_the_fast_loop_and_every_size_in_make_test():
+    from tests.tui.conftest import one_fast
+
+    first, *others = one_fast([(140, 40), (80, 24), (60, 20)])
+    assert first == (140, 40) and [other.values for other in others] == [((80, 24),), ((60, 20),)]
+    assert all([mark.name for mark in other.marks] == ["slow"] for other in others)
+    chosen = one_fast([140, 80, 60, 40], fast=40)
+    assert chosen[3] == 40 and all(value.marks[0].name == "slow" for value in chosen[:3])

@@ -4,7 +4,7 @@ pytest tests/tui/test_snapshots.py --snapshot-update"""
 import pytest
 from textual.widgets import Input, TextArea
 
-from tests.tui.conftest import settle
+from tests.tui.conftest import one_fast, settle
 from tui.widgets.search_box import SearchBox
 
 SIZES = {"80x24": (80, 24), "140x40": (140, 40)}
@@ -27,28 +27,28 @@ def prepared(*keys):
     return run_before
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", one_fast(SIZES))
 def test_start_screen(snap_compare, make_app, size):
     assert snap_compare(make_app(), terminal_size=SIZES[size], run_before=prepared())
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", one_fast(SIZES))
 def test_search_results(snap_compare, make_app, size):
     assert snap_compare(make_app(), terminal_size=SIZES[size], run_before=prepared(*"kv cache"))
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", one_fast(SIZES))
 def test_reader_open(snap_compare, make_app, size):
     keys = [*"bitstack", "enter", "enter"]
     assert snap_compare(make_app(), terminal_size=SIZES[size], run_before=prepared(*keys))
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", one_fast(SIZES))
 def test_empty_state_and_did_you_mean(snap_compare, make_app, size):
     assert snap_compare(make_app(), terminal_size=SIZES[size], run_before=prepared(*"wasserstien "))
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", one_fast(SIZES))
 def test_help_screen(snap_compare, make_app, size):
     assert snap_compare(make_app(), terminal_size=SIZES[size], run_before=prepared("down", "question_mark"))
 
@@ -68,7 +68,7 @@ MATH_HEAVY = (
 )
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", one_fast(SIZES))
 def test_reader_shows_a_math_heavy_abstract(snap_compare, make_app, engine_for, size):
     app = make_app(engine=engine_for(*MATH_HEAVY))
     keys = [*"dbscan", "enter", "enter"]
@@ -98,43 +98,43 @@ def with_bookmarks(*keys, theme: str | None = None):
     return run_before
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", one_fast(SIZES))
 def test_bookmarks_screen(snap_compare, make_app, size):
     assert snap_compare(make_app(), terminal_size=SIZES[size], run_before=with_bookmarks("down", "B"))
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", one_fast(SIZES))
 def test_recommended_screen(snap_compare, make_app, size):
     assert snap_compare(make_app(), terminal_size=SIZES[size], run_before=with_bookmarks("down", "B", "r"))
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", one_fast(SIZES))
 def test_note_dialog(snap_compare, make_app, size):
     assert snap_compare(make_app(), terminal_size=SIZES[size], run_before=with_bookmarks("down", "n"))
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", one_fast(SIZES))
 def test_tags_dialog(snap_compare, make_app, size):
     keys = ["down", *["j"] * 5, "t"]
     assert snap_compare(make_app(), terminal_size=SIZES[size], run_before=with_bookmarks(*keys))
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", one_fast(SIZES))
 def test_get_picker(snap_compare, make_app, size):
     assert snap_compare(make_app(), terminal_size=SIZES[size], run_before=prepared("ctrl+g", *"iclr"))
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", one_fast(SIZES))
 def test_command_palette(snap_compare, make_app, size):
     assert snap_compare(make_app(), terminal_size=SIZES[size], run_before=prepared("ctrl+p", *"book"))
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", one_fast(SIZES))
 def test_filters_and_sort(snap_compare, make_app, size):
     assert snap_compare(make_app(), terminal_size=SIZES[size], run_before=prepared(*"kv cache", "ctrl+t"))
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", one_fast(SIZES))
 def test_light_theme(snap_compare, make_app, size):
     keys = [*"kv cache", "enter", "j"]
     run_before = with_bookmarks(*keys, theme="textual-light")
