@@ -31,6 +31,8 @@ _NAME_WORDS = re.compile(rf"\w[\w{_MARKS}]*(?:\.?\w[\w{_MARKS}]*)*")
 """Whoosh's default token pattern (its group made non-capturing): the names field keeps every word."""
 _TERMS: dict[str, str] = {}
 """word as written -> term ("" for a stop word), for the stemmed fields."""
+_BYTE_TERMS: dict[str, bytes] = {}
+"""word as written -> term as UTF-8 bytes (b"" for a stop word): what the index is given."""
 _MAX_TERMS = 500_000
 _ENCODINGS: dict[tuple[int, ...], bytes] = {}
 _MAX_ENCODINGS = 200_000
@@ -90,12 +92,55 @@ class FastText(TEXT):
 
     def index(self, value, **kwargs):
         """(term bytes, frequency, weight, encoded positions) per distinct term, as TEXT.index gives."""
-        first, terms = analysed(value, self.stemmed)
-        positions: defaultdict[str, list[int]] = defaultdict(list)
-        for offset, term in enumerate(terms, first):
-            positions[term].append(offset)
-        for term, found in positions.items():
-            yield term.encode("utf-8"), len(found), float(len(found)), _encoded(found)
+        for term, found in _positions(value, self.stemmed).items():
+            yield term, len(found), float(len(found)), _encoded(found)
+
+    def add_postings(self, value: str, paper: int, terms: dict[bytes, list]) -> int:
+        """What `index` gives, added straight to a writer's postings (writer.py): each term's list
+        is flat, (paper, weight, encoded positions) after (paper, weight, ...). Returns the field's
+        length (its number of terms). One pass, no generator or tuple per term: a build makes a
+        million of these postings for the 10,745 real papers."""
+        single = _SINGLE
+        length = 0
+        for term, found in _positions(value, self.stemmed).items():
+            count = len(found)
+            length += count
+            if count == 1:
+                weight = 1.0
+                encoded = single.get(found[0]) or _encoded(found)
+            else:
+                weight = float(count)
+                encoded = _encoded(found)
+            postings = terms.get(term)
+            if postings is None:
+                terms[term] = [paper, weight, encoded]
+            else:
+                postings += (paper, weight, encoded)
+        return length
+
+
+def _positions(text: str, stemmed: bool) -> dict[bytes, list[int]]:
+    """Each term's positions in the text, the terms as UTF-8 bytes in the order they first occur
+    (what `analysed` gives, grouped)."""
+    if not stemmed:
+        first, names = analysed(text, stemmed=False)
+        found: list[bytes] = [name.encode("utf-8") for name in names]
+    else:
+        words = _WORDS.findall(text)
+        terms = list(map(_BYTE_TERMS.get, words))  # most words were seen before: one C-level pass
+        if None in terms:
+            terms = [_byte_term(word) if term is None else term for term, word in zip(terms, words)]
+        first = 0
+        for first, term in enumerate(terms):  # noqa: B007 - the first kept word's index is wanted
+            if term:
+                break
+        else:
+            return {}
+        found = list(filter(None, terms))  # stop words are b""
+    positions: defaultdict[bytes, list[int]] = defaultdict(list)
+    for offset, term in enumerate(found, first):
+        positions[term].append(offset)
+    return positions
 
 
 def analysed(text: str, stemmed: bool) -> tuple[int, list[str]]:
@@ -137,6 +182,14 @@ def _term(word: str) -> str:
     return term
 
 
+def _byte_term(word: str) -> bytes:
+    """`_term` as UTF-8 bytes (b"" for a stop word), kept for the next time the word is indexed."""
+    if len(_BYTE_TERMS) > _MAX_TERMS:
+        _BYTE_TERMS.clear()
+    term = _BYTE_TERMS[word] = _term(word).encode("utf-8")
+    return term
+
+
 def _encoded(positions: list[int]) -> bytes:
     """whoosh.formats.Positions.encode: a count, then the pickled gaps between positions.
 
@@ -149,3 +202,7 @@ def _encoded(positions: list[int]) -> bytes:
         gaps = [positions[0], *(after - before for before, after in pairwise(positions))]
         encoded = _ENCODINGS[key] = pack_uint(len(gaps)) + dumps(gaps, 2)
     return encoded
+
+
+_SINGLE = {position: _encoded([position]) for position in range(1024)}
+"""The encodings of a single position, looked up without a tuple (most terms occur once in a field)."""

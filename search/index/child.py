@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import gc
 import os
 import pickle
 import signal
@@ -80,6 +81,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     die_with_parent(os.getppid() if args.parent is None else args.parent)
     shards = pickle.load(sys.stdin.buffer)  # written by our own parent process: trusted
+    # The papers live as long as the child: out of the garbage collector's full passes, which
+    # would otherwise walk every one of them again and again while the postings grow.
+    gc.freeze()
     total = sum(len(papers) for _, papers in shards)
     done_before = 0
     for location, papers in shards:

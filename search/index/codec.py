@@ -20,6 +20,8 @@ from __future__ import annotations
 import struct
 from array import array
 from hashlib import md5
+from itertools import chain
+from operator import sub
 from pickle import dumps
 
 from whoosh.codec.whoosh3 import W3Codec, W3FieldWriter, W3PostingsWriter, W3TermInfo
@@ -84,8 +86,25 @@ class TermPostingsWriter(W3PostingsWriter):
             weights = block[1::3]
             self._ids.extend(block[0::3])
             self._weights.extend(weights)
-            self._values.extend([value for value in block[2::3] if value])
+            self._values.extend(filter(None, block[2::3]))
             self._maxweight: float = max(self._maxweight, *weights)
+
+    def _mini_ids(self) -> tuple:
+        """What Whoosh's _mini_ids gives (each id less the one before it, the first less 0), by
+        C-level map instead of a generator per posting."""
+        if self._byteids:
+            return super()._mini_ids()
+        ids = self._ids
+        return tuple(map(sub, ids, chain((0,), ids)))
+
+    def _mini_weights(self):
+        """What Whoosh's _mini_weights gives (None when every weight is 1, the one weight when all
+        are the same, else all of them), counted in C instead of a generator per posting."""
+        weights = self._weights
+        first = weights[0]
+        if weights.count(first) == len(weights):
+            return None if first == 1.0 else first
+        return tuple(weights)
 
 
 class TermsTable(OrderedHashWriter):
@@ -117,7 +136,7 @@ def _inlined_term_info(postings: list) -> bytes:
     ids = tuple(postings[0::3])
     raw_weights = postings[1::3]
     weights = tuple(array("f", raw_weights))
-    values = tuple([value for value in postings[2::3] if value])
+    values = tuple(filter(None, postings[2::3]))
     top = max(0, *raw_weights)
     return _TERM_INFO.pack(1, sum(weights), len(ids), 0, 0, top, ids[0], ids[-1]) + dumps((ids, weights, values), 2)
 

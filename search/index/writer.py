@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from whoosh.writing import SegmentWriter
 
+from search.index.analysis import FastText
 from search.index.codec import TermFieldWriter
 
 
@@ -45,7 +46,9 @@ class GroupingWriter(SegmentWriter):
                 if field.separate_spelling() or field.vector:
                     raise ValueError(f"GroupingWriter cannot write field {name!r}")
                 length = 0
-                if field.indexed:
+                if type(field) is FastText:
+                    length = field.add_postings(value, docnum, self._terms.setdefault(name, {}))
+                elif field.indexed:
                     terms = self._terms.setdefault(name, {})
                     for btext, frequency, weight, vbytes in field.index(value):
                         length += frequency

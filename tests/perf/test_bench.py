@@ -57,3 +57,22 @@ def test_quick_benchmark_prints_a_table_and_every_figure_as_json(tmp_path):
     assert figures.keys() >= KEYS | SCALED_KEYS
     assert figures["n_papers"] == 50
     assert all(figures[key] > 0 for key in KEYS | SCALED_KEYS)
+
+
+@pytest.mark.slow
+def test_build_only_benchmark_prints_the_builds_figures(tmp_path):
+    """--build-only: the cold build with its CPU, the re-open and (with --scale) the add, nothing else."""
+    records = [{"id": p.id, "title": p.title, "abstract": p.abstract} for p in load_corpus().papers]
+    corpus = tmp_path / "bundled.json"
+    corpus.write_text(json.dumps(records), encoding="utf-8")
+    command = [sys.executable, str(BENCH), "--build-only", "--corpus", str(corpus), "--scale", "50"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    lines = result.stdout.strip().splitlines()
+    assert lines[0].startswith("iclr-reader benchmark: 50 papers, build only")
+    assert not any("search p50" in line for line in lines)
+    figures = json.loads(lines[-1])
+    build_keys = {"build_s", "build_cpu_s", "build_children_cpu_s", "reopen_s", "add_s", "add_50_s", "build_50_s"}
+    assert figures.keys() >= build_keys | {"n_papers"}
+    assert figures["n_papers"] == 50
+    assert all(figures[key] > 0 for key in build_keys - {"build_children_cpu_s"})

@@ -24,7 +24,12 @@ FIELDS = [
 
 def assert_same_index(text: str) -> None:
     for fast, whoosh in FIELDS:
-        assert list(fast.index(text)) == list(whoosh.index(text)), text
+        indexed = list(whoosh.index(text))
+        assert list(fast.index(text)) == indexed, text
+        # what the grouping writer is given (writer.py): the same postings, flat, and the length
+        added: dict[bytes, list] = {}
+        assert fast.add_postings(text, 7, added) == sum(frequency for _, frequency, _, _ in indexed), text
+        assert added == {term: [7, weight, value] for term, _, weight, value in indexed}, text
     # what highlighting marks: the same words, at the same characters
     assert list(stemmed_spans(text)) == [
         (token.startchar, token.endchar, token.text) for token in STEMMING(text, chars=True)

@@ -90,3 +90,31 @@ def test_a_counting_file_knows_its_position(tmp_path):
         counted.seek(0, 2)
         assert counted.tell() == raw.tell() == 8
     assert (tmp_path / "file").read_bytes() == b"abXdefgh"
+
+
+def test_blocks_are_minified_as_whoosh_minifies_them():
+    """The C-level _mini_ids and _mini_weights give the tuples Whoosh's generators give (so the
+    pickled blocks are the same bytes)."""
+    from array import array
+
+    from whoosh.codec.whoosh3 import W3PostingsWriter
+
+    from search.index.codec import TermPostingsWriter
+
+    pick = random.Random(3)
+    blocks = [
+        [1.0] * 5,
+        [2.0] * 3,
+        [1.0, 2.0, 1.0],
+        [3.0],
+        [1.0],
+        [pick.choice([1.0, 2.0, 0.5]) for _ in range(128)],
+    ]
+    for weights in blocks:
+        writer = TermPostingsWriter.__new__(TermPostingsWriter)
+        writer._byteids = False
+        writer._ids = array("I", sorted(pick.sample(range(10_000), len(weights))))
+        writer._weights = array("f", weights)
+        assert writer._mini_ids() == W3PostingsWriter._mini_ids(writer)
+        assert writer._mini_weights() == W3PostingsWriter._mini_weights(writer)
+        assert type(writer._mini_weights()) is type(W3PostingsWriter._mini_weights(writer))
