@@ -25,7 +25,7 @@ import pytest
 from search import quoted, split_facets
 from search.corpus.loader import Corpus, load_corpus
 from search.engine import SearchEngine
-from search.index import children
+from search.index import child, children
 from search.models import SearchRequest
 from search.query import budget as budget_module
 from search.query import related as related_module
@@ -622,3 +622,14 @@ def _kill_all(parent: subprocess.Popen) -> None:
 def test_child_command_names_its_parent():
     command = children.child_command(2)
     assert command[-2:] == ["--parent", str(os.getpid())] and "--procs" in command
+
+
+def test_a_build_child_runs_below_the_apps_priority():
+    """A build is background work: the app's first matches and keystrokes come first on a busy machine."""
+    import pickle
+
+    script = "import os, sys; from search.index import child; child.main([]); print(os.nice(0))"
+    done = subprocess.run(
+        [sys.executable, "-c", script], input=pickle.dumps([]), capture_output=True, timeout=60, check=True
+    )
+    assert int(done.stdout.decode().split()[-1]) == min(19, os.nice(0) + child.BUILD_NICENESS)
