@@ -52,6 +52,7 @@ from whoosh.reading import TermNotFound
 from whoosh.util.numeric import byte_to_length
 
 from search.query.budget import CHECK_EVERY
+from search.query.impacts import MIN_PAPERS, ScoreFiles
 
 Key = TypeVar("Key")
 Value = TypeVar("Value")
@@ -179,8 +180,10 @@ class Top(NamedTuple):
 class TermScorer:
     """Per-term BM25F scores for one open reader, cached across queries."""
 
-    def __init__(self, reader) -> None:
+    def __init__(self, reader, files: ScoreFiles | None = None) -> None:
+        """`files`: where common words' scores are kept on disk (impacts.py), if anywhere."""
         self._reader = reader
+        self._files = files
         self._segments = list(reader.leaf_readers())
         self._doc_count = reader.doc_count_all() or 1
         self._docnums = list(range(reader.doc_count_all()))
@@ -330,7 +333,7 @@ class TermScorer:
                     if first is None or second is None or first[0] == second[0]:
                         continue
                     self._check()
-                    together = self._together(first[0], second[0])
+                    together = self._together(first, second)
                     if together:
                         pairs.append((together, self.word_scores(*first), self.word_scores(*second)))
         else:
@@ -409,7 +412,7 @@ class TermScorer:
         kept = self._impacts.recall(key)
         if kept is not None and kept[0] is scores:
             return kept[1]
-        order = sorted(scores, key=scores.__getitem__, reverse=True)
+        order = sorted(scores, key=scores.__getitem__, reverse=True)  # ties in docnum order
         self._impacts.keep(key, (scores, order))
         return order
 
@@ -504,7 +507,8 @@ class TermScorer:
         return {doc: sum(word_scores[doc] for word_scores in per_word) * node.boost for doc in found}
 
     def _adjacent(self, field: str, words: list[bytes], candidates: Iterable[int]) -> list[int]:
-        """The candidate papers where the words occur one right after another."""
+        """The candidate papers where the words occur one right after another (a candidate need not
+        have every word)."""
         found = []
         candidates = sorted(candidates)
         for segment, offset in self._segments:
@@ -512,8 +516,13 @@ class TermScorer:
             local = [doc - offset for doc in candidates[bisect_left(candidates, offset) : bisect_left(candidates, end)]]
             if not local:
                 continue
-            positions = [_positions(segment.postings(field, word), local, self._check) for word in words]
+            try:
+                positions = [_positions(segment.postings(field, word), local, self._check) for word in words]
+            except TermNotFound:  # a segment without one of the words
+                continue
             for doc in local:
+                if not all(doc in word_positions for word_positions in positions):
+                    continue
                 rest = [set(word_positions[doc]) for word_positions in positions[1:]]
                 if any(all(start + i in later for i, later in enumerate(rest, 1)) for start in positions[0][doc]):
                     found.append(self._docnums[offset + doc])
@@ -543,7 +552,7 @@ class TermScorer:
             if first is None or second is None or first[0] == second[0]:
                 continue
             self._check()
-            together = self._together(first[0], second[0])
+            together = self._together(first, second)
             if not together:
                 continue
             first_scores = self.word_scores(*first)
@@ -573,26 +582,53 @@ class TermScorer:
         fields = tuple(sorted({part.fieldname for part in parts if part.fieldname in FIELD_WEIGHTS}))
         return texts.pop(), fields
 
-    def _together(self, first: bytes, second: bytes) -> frozenset[int]:
-        """The papers where `second` follows `first` right away in one of the text fields."""
-        key = (first, second)
+    def _together(self, first: tuple[bytes, tuple[str, ...]], second: tuple[bytes, tuple[str, ...]]) -> frozenset[int]:
+        """The papers where `second` follows `first` right away in one of the text fields (each word
+        given with the fields its clause searches)."""
+        key = (first[0], second[0])
         found = self._pairs.recall(key)
         if found is not None:
             return found
         docs: set[int] = set()
+        frequency = self._reader.doc_frequency
         for field in FIELD_WEIGHTS:
-            a, b = self._field_tf(first, field), self._field_tf(second, field)
-            if a and b:
-                docs.update(self._adjacent(field, [first, second], a.keys() & b.keys()))
+            counts = frequency(field, first[0]), frequency(field, second[0])
+            if not all(counts):
+                continue
+            # The rarer word's papers in the field, among the other word's papers: a common word's
+            # own scores in the field would take longer to compute than the positions to read.
+            rare, other = (first, second) if counts[0] <= counts[1] else (second, first)
+            candidates = self._field_tf(rare[0], field).keys()
+            if field in other[1]:
+                candidates &= self.word_scores(*other).keys()
+            else:
+                candidates &= self._field_tf(other[0], field).keys()
+            docs.update(self._adjacent(field, [first[0], second[0]], candidates))
         return self._pairs.keep(key, frozenset(docs))
 
     # -- per-word scores ----------------------------------------------------------------------
 
     def word_scores(self, text, fields: tuple[str, ...]) -> dict[int, float]:
-        """One word's score in every paper that has it in any of `fields` (sorted), cached."""
+        """One word's score in every paper that has it in any of `fields` (sorted), cached; a
+        common word's read from its file when it has one (impacts.py), else computed and kept there."""
         key = (text, fields)
-        cached = self._cache.recall(key)
-        return self._cache.keep(key, self._compute(text, fields)) if cached is None else cached
+        scores = self._cache.recall(key)
+        if scores is not None:
+            return scores
+        files = self._files
+        stored = None if files is None else files.read(key)
+        if stored is not None:
+            order = list(map(self._docnums.__getitem__, stored[0]))
+            scores = dict(zip(order, stored[1]))
+        else:
+            scores = self._compute(text, fields)
+            if files is None or len(scores) < MIN_PAPERS:
+                return self._cache.keep(key, scores)
+            order = sorted(scores, key=scores.__getitem__, reverse=True)
+            files.write(key, order, scores)
+        self._cache.keep(key, scores)
+        self._impacts.keep(id(scores), (scores, order))
+        return scores
 
     def _compute(self, text, fields: tuple[str, ...]) -> dict[int, float]:
         """BM25F (the module's docstring): the fields' length-normalised, weighted frequencies
@@ -695,6 +731,12 @@ def field_length_bytes(segment, field: str) -> bytes:
     return stored + bytes(count - len(stored))
 
 
+def score_files(indexes: Sequence, reader) -> ScoreFiles | None:
+    """Where the reader's common words' scores are kept on disk (impacts.py), if anywhere."""
+    salt = repr((K1, B, sorted(FIELD_WEIGHTS.items()), AUTHORS_WEIGHT))
+    return ScoreFiles.beside(indexes, list(reader.leaf_readers()), salt)
+
+
 def _unlimited() -> None:
     """No budget: never stops."""
 
@@ -729,13 +771,37 @@ def _frequencies(weights) -> Sequence[float] | float:
 
 
 def _positions(matcher, docs: list[int], check: Callable[[], None]) -> dict[int, list[int]]:
-    """Each doc's positions of the term, for the given sorted docs (all of which contain it)."""
-    positions = {}
-    for count, doc in enumerate(docs):
-        if count % CHECK_EVERY == 0:
+    """Each doc's positions of the term, for those of the given sorted docs that contain it.
+    Whoosh's on-disk blocks are read only where a doc may be (a block's last docnum is in its
+    header), and looked up by bisection (Whoosh's skip_to steps through a block a posting at a time)."""
+    positions: dict[int, list[int]] = {}
+    if not isinstance(matcher, W3LeafMatcher):
+        for count, doc in enumerate(docs):
+            if count % CHECK_EVERY == 0:
+                check()
+            if not matcher.is_active():
+                break
+            matcher.skip_to(doc)
+            if matcher.is_active() and matcher.id() == doc:
+                positions[doc] = matcher.value_as("positions")
+        return positions
+    decode = matcher.format.decode_as
+    at, count = 0, len(docs)
+    while at < count and matcher.is_active():
+        if matcher._maxid >= docs[at]:
             check()
-        matcher.skip_to(doc)
-        positions[doc] = matcher.value_as("positions")
+            matcher._read_data()
+            ids = matcher._data[0] if matcher._byteids else list(accumulate(matcher._data[0]))
+            matcher._read_values()
+            values = matcher._values
+            last = matcher._maxid
+            while at < count and docs[at] <= last:
+                doc = docs[at]
+                found = bisect_left(ids, doc)
+                if found < len(ids) and ids[found] == doc:
+                    positions[doc] = decode("positions", values[found])
+                at += 1
+        matcher._next_block()
     return positions
 
 
