@@ -35,14 +35,14 @@ kept best first (`top_words`). Anything else (sloppy phrases) is left to Whoosh.
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from array import array
+from bisect import bisect_left
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence, Set, Sized
-from heapq import heappush, heapreplace, nlargest
-from itertools import accumulate, pairwise, repeat
+from heapq import nlargest
+from itertools import accumulate, chain, filterfalse, pairwise, repeat
 from math import log
-from operator import add, itemgetter, mul, truediv
+from operator import add, itemgetter, mul, neg, truediv
 from sys import getsizeof
 from typing import NamedTuple, TypeVar
 
@@ -353,37 +353,41 @@ class TermScorer:
         allowed: set[int] | None,
         all_words: bool,
     ) -> list[tuple[int, float]]:
-        """The best `limit` papers by the threshold algorithm (top_words)."""
+        """The best `limit` papers by the threshold algorithm (top_words). Each round's papers not
+        seen yet are scored together, a word at a time by map (a word's score is 0.0 where the paper
+        lacks it: adding it leaves the sum as it was, so the floats are those of skipping it)."""
         orders = [self._best_first(scores) for scores in words]
         depth = 0
         longest = max(map(len, orders))
         seen: set[int] = set()
-        kept: list[tuple[float, int]] = []  # a heap of the best (score, -docnum): the worst on top
+        kept: list[tuple[float, int]] = []  # the best (score, -docnum), best first
         step = max(64, limit)
+        gets = [scores.get for scores in words]
         while depth < longest:
             self._check()
-            for order in orders:
-                for doc in order[depth : depth + step]:
-                    if doc in seen:
-                        continue
-                    seen.add(doc)
-                    if (allowed is not None and doc not in allowed) or (all_words and doc not in every):  # type: ignore[operator]
-                        continue
-                    score = 0.0
-                    for scores in words:
-                        value = scores.get(doc)
-                        if value is not None:
-                            score += value
-                    for together, first, second in pairs:
+            met = dict.fromkeys(chain.from_iterable(order[depth : depth + step] for order in orders))
+            fresh = list(filterfalse(seen.__contains__, met))
+            seen.update(fresh)
+            if allowed is not None:
+                fresh = list(filter(allowed.__contains__, fresh))
+            if all_words:
+                fresh = list(filter(every.__contains__, fresh))  # type: ignore[union-attr]
+            if fresh:
+                totals = [0.0] * len(fresh)
+                for get in gets:
+                    totals = list(map(add, totals, map(get, fresh, repeat(0.0))))
+                for together, first, second in pairs:
+                    for at, doc in enumerate(fresh):
                         if doc in together:
-                            score += ADJACENT * (first.get(doc, 0.0) + second.get(doc, 0.0))
-                    if factor is not None and doc in every:  # type: ignore[operator]
-                        score *= factor
-                    item = (score, -doc)
-                    if len(kept) < limit:
-                        heappush(kept, item)
-                    elif item > kept[0]:
-                        heapreplace(kept, item)
+                            totals[at] += ADJACENT * (first.get(doc, 0.0) + second.get(doc, 0.0))
+                if factor is not None:
+                    totals = [total * factor if doc in every else total for total, doc in zip(totals, fresh)]  # type: ignore[operator]
+                items = list(zip(totals, map(neg, fresh)))
+                if len(kept) == limit:
+                    worst = kept[-1]
+                    items = [item for item in items if item > worst]
+                if items:
+                    kept = sorted(kept + items, reverse=True)[:limit]
             depth += step
             if len(kept) < limit:
                 continue
@@ -393,9 +397,9 @@ class TermScorer:
                 bound += ADJACENT * (self._at_most(first, words, at) + self._at_most(second, words, at))
             if factor is not None:
                 bound *= factor
-            if kept[0][0] > bound * (1 + 1e-9):  # no paper not seen can reach the last kept, nor tie it
+            if kept[-1][0] > bound * (1 + 1e-9):  # no paper not seen can reach the last kept, nor tie it
                 break
-        return [(-negative, score) for score, negative in sorted(kept, reverse=True)]
+        return [(-negative, score) for score, negative in kept]
 
     @staticmethod
     def _at_most(scores: dict[int, float], words: list[dict[int, float]], at: list[float]) -> float:
