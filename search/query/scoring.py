@@ -285,10 +285,10 @@ class TermScorer:
             return None
         if not terms or any(type(term) is not wq.Term or term.boost != 1.0 for term in terms):
             return None
-        if clauses is not None and len({_word_key(term) for term in terms}) != len(
-            {(_word_key(terms[at]), number) for number, clause in enumerate(clauses) for at in clause}
-        ):
-            return None  # a word in two clauses: its scores' papers are not one clause's
+        if clauses is not None:
+            claused = [(_word_key(terms[at]), number) for number, clause in enumerate(clauses) for at in clause]
+            if len(dict(claused)) != len(set(claused)):
+                return None  # a word in two clauses: its scores' papers are not one clause's
         self._check = check or _unlimited
         try:
             return self._top_words(query, terms, clauses, limit, allowed, all_words)
@@ -322,7 +322,10 @@ class TermScorer:
             self._check()
             ordered = sorted(docs, key=len)
             every = ordered[0].intersection(*ordered[1:])
-            matched: Set[int] = docs[0] if len(docs) == 1 else frozenset().union(*docs)
+            # Words in no clause (a last letter typed, searched among authors only) match too.
+            claused = {_word_key(terms[at]) for clause in clauses for at in clause}
+            extra = [scores.keys() for key, scores in of_key.items() if key not in claused and scores]
+            matched: Set[int] = docs[0] if len(docs) == 1 and not extra else frozenset().union(*docs, *extra)
             if allowed is not None:
                 every, matched = every.intersection(allowed), matched & allowed
             with_all, with_any = len(every), len(matched)
@@ -356,9 +359,10 @@ class TermScorer:
         """The best `limit` papers by the threshold algorithm (top_words). Each round's papers not
         seen yet are scored together, a word at a time by map (a word's score is 0.0 where the paper
         lacks it: adding it leaves the sum as it was, so the floats are those of skipping it)."""
+        words = [scores for scores in words if scores]  # (the pairs' words have papers)
         orders = [self._best_first(scores) for scores in words]
         depth = 0
-        longest = max(map(len, orders))
+        longest = max(map(len, orders), default=0)
         seen: set[int] = set()
         kept: list[tuple[float, int]] = []  # the best (score, -docnum), best first
         step = max(64, limit)
