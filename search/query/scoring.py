@@ -67,10 +67,12 @@ ADJACENT = 0.25
 EVERY_WORD = 0.3
 """A paper with every word of a query of plain words scores this much more (a share of its score)."""
 CACHED_TERMS = 4096
-CACHED_TERM_BYTES = 48 << 20
+CACHED_TERM_BYTES = 16 << 20
 """Words' scores kept: at most this many words, and at most this many bytes (see `weight`). A common
 word's scores at 100,000 papers take several MB: bounded by count alone, 4,096 words made a session
-of 1,000 searches grow to 464-498 MB (283 MB with these budgets, docs/PERFORMANCE.md)."""
+of 1,000 searches grow to 464-498 MB; with 48 MB, 283 MB. A common word forgotten is read back from
+its file (impacts.py) in a few ms, so 16 MB: the session ends about 45 MB lower for about 5% more
+search CPU (docs/PERFORMANCE.md, 2026-12-04 morning)."""
 CACHED_FIELD_TERMS = 256
 CACHED_FIELD_BYTES = 8 << 20
 """One field's share of a word's score: what the word's scores across fields are made of, and the
