@@ -28,7 +28,8 @@ Or was rebuilt. Queries that say how their words combine (AND, OR, NOT, parenthe
 Whoosh would walk matcher objects posting by posting, in pure Python: about 70 ms for three
 common words over 10k abstracts. While a user types, the same few words come back on every
 keystroke, so each word's scores are computed once and kept in a dict {docnum: score} (within a
-budget in bytes), and a query is a few dict merges; a query of words, as typing makes it, does
+budget in bytes; a common word's are also written to disk, best first, and read back when forgotten:
+impacts.py), and a query is a few dict merges; a query of words, as typing makes it, does
 not even merge them: its best matches are found by the threshold algorithm over each word's papers
 kept best first (`top_words`). Anything else (sloppy phrases) is left to Whoosh.
 """
@@ -369,6 +370,7 @@ class TermScorer:
         kept: list[tuple[float, int]] = []  # the best (score, -docnum), best first
         step = max(64, limit)
         gets = [scores.get for scores in words]
+        every_doc = frozenset() if every is None else every
         while depth < longest:
             self._check()
             met = dict.fromkeys(chain.from_iterable(order[depth : depth + step] for order in orders))
@@ -377,17 +379,17 @@ class TermScorer:
             if allowed is not None:
                 fresh = list(filter(allowed.__contains__, fresh))
             if all_words:
-                fresh = list(filter(every.__contains__, fresh))  # type: ignore[union-attr]
+                fresh = list(filter(every_doc.__contains__, fresh))
             if fresh:
                 totals = [0.0] * len(fresh)
                 for get in gets:
                     totals = list(map(add, totals, map(get, fresh, repeat(0.0))))
                 for together, first, second in pairs:
-                    for at, doc in enumerate(fresh):
+                    for number, doc in enumerate(fresh):
                         if doc in together:
-                            totals[at] += ADJACENT * (first.get(doc, 0.0) + second.get(doc, 0.0))
+                            totals[number] += ADJACENT * (first.get(doc, 0.0) + second.get(doc, 0.0))
                 if factor is not None:
-                    totals = [total * factor if doc in every else total for total, doc in zip(totals, fresh)]  # type: ignore[operator]
+                    totals = [total * factor if doc in every_doc else total for total, doc in zip(totals, fresh)]
                 items = list(zip(totals, map(neg, fresh)))
                 if len(kept) == limit:
                     worst = kept[-1]
@@ -608,11 +610,11 @@ class TermScorer:
             # The rarer word's papers in the field, among the other word's papers: a common word's
             # own scores in the field would take longer to compute than the positions to read.
             rare, other = (first, second) if counts[0] <= counts[1] else (second, first)
-            candidates = self._field_tf(rare[0], field).keys()
+            candidates: Set[int] = self._field_tf(rare[0], field).keys()
             if field in other[1]:
-                candidates &= self.word_scores(*other).keys()
+                candidates = candidates & self.word_scores(*other).keys()
             else:
-                candidates &= self._field_tf(other[0], field).keys()
+                candidates = candidates & self._field_tf(other[0], field).keys()
             docs.update(self._adjacent(field, [first[0], second[0]], candidates))
         return self._pairs.keep(key, frozenset(docs))
 
@@ -681,7 +683,7 @@ class TermScorer:
             for ids, frequencies in _blocks(postings):
                 docs = map(docnums.__getitem__, map(offset.__add__, ids) if offset else ids)
                 divisors = map(denominators.__getitem__, map(lengths.__getitem__, ids))
-                if type(frequencies) is float:
+                if isinstance(frequencies, float):
                     tf.update(zip(docs, map(truediv, repeat(weight * frequencies), divisors)))
                 else:
                     tf.update(zip(docs, map(truediv, map(mul, repeat(weight), frequencies), divisors)))
