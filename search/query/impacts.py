@@ -9,7 +9,8 @@ scores forgotten within their byte budget, or the next start) reads them instead
 A folder per set of open shards: its name digests each shard's folder, segments and sizes, the
 scoring constants and this format, since a word's scores depend on every shard's statistics and a
 paper's docnum on the shards' order. A file per word and fields: a header (magic, count, digest),
-the papers best first (int32 docnums), then their scores (float64). Derived data, read as
+the papers (int32 docnums, in the order the scores were made), the papers best first (int32), then
+the scores of the first (float64). Derived data, read as
 untrusted: a file cut short, damaged, written for another key or naming a paper out of range is
 ignored (and written again); nothing here raises. The folder is bounded (MAX_FOLDER_BYTES: no more
 files past it), and only the KEPT_SETS sets used last are kept.
@@ -74,50 +75,61 @@ class ScoreFiles:
         files._prune(root)
         return files
 
-    def read(self, key: tuple) -> tuple[array, array] | None:
-        """The word's papers best first and their scores, as written; None when there is no
-        sound file for it."""
+    def read(self, key: tuple) -> tuple[array, array, array] | None:
+        """The word's papers, their scores (in the order the word's scores were made) and its papers
+        best first, as written; None when there is no sound file for it."""
         try:
             with open(self._path(key), "rb") as file:
-                data = file.read(_HEADER.size + 12 * self.doc_count + 1)
+                data = file.read(_HEADER.size + 16 * self.doc_count + 1)
         except OSError:
             return None
         if len(data) < _HEADER.size:
             return None
         magic, count, digest = _HEADER.unpack_from(data)
-        end = _HEADER.size + 12 * count
-        if magic != MAGIC or count > self.doc_count or len(data) != end:
+        if magic != MAGIC or count > self.doc_count or len(data) != _HEADER.size + 16 * count:
             return None
         payload = memoryview(data)[_HEADER.size :]
         if _digest(key, payload) != digest:
             return None
-        docs, scores = array("i"), array("d")
+        docs, order, scores = array("i"), array("i"), array("d")
         docs.frombytes(payload[: 4 * count])
-        scores.frombytes(payload[4 * count :])
-        if count and (min(docs) < 0 or max(docs) >= self.doc_count):
-            return None
-        return docs, scores
+        order.frombytes(payload[4 * count : 8 * count])
+        scores.frombytes(payload[8 * count :])
+        for numbers in (docs, order):
+            if count and (min(numbers) < 0 or max(numbers) >= self.doc_count):
+                return None
+        return docs, scores, order
 
-    def write(self, key: tuple, order: Sequence[int], scores: dict[int, float]) -> None:
+    def write(self, key: tuple, scores: dict[int, float], order: Sequence[int]) -> None:
         """Keep the word's scores, `order` its papers best first; never raises (a full disk, a
         folder that cannot be made: nothing is kept)."""
         if not self._writable:
             return
-        docs = array("i", order)
-        payload = docs.tobytes() + array("d", map(scores.__getitem__, order)).tobytes()
-        data = _HEADER.pack(MAGIC, len(docs), _digest(key, payload)) + payload
+        parts = [
+            array("i", scores.keys()).tobytes(),
+            array("i", order).tobytes(),
+            array("d", scores.values()).tobytes(),
+        ]
+        digest = hashlib.blake2b(repr(key).encode(), digest_size=_DIGEST)
+        for part in parts:
+            digest.update(part)
+        header = _HEADER.pack(MAGIC, len(scores), digest.digest())
+        size = len(header) + sum(map(len, parts))
         path = self._path(key)
         temporary = path.with_name(f".{path.name}.{os.getpid()}")
         try:
             if self._bytes is None:
                 self.folder.mkdir(parents=True, exist_ok=True)
                 self._bytes = sum(entry.stat().st_size for entry in self.folder.iterdir())
-            if self._bytes + len(data) > MAX_FOLDER_BYTES:
+            if self._bytes + size > MAX_FOLDER_BYTES:
                 self._writable = False
                 return
-            temporary.write_bytes(data)
+            with open(temporary, "wb") as file:
+                file.write(header)
+                for part in parts:
+                    file.write(part)
             os.replace(temporary, path)
-            self._bytes += len(data)
+            self._bytes += size
         except OSError:
             self._writable = False
             with contextlib.suppress(OSError):

@@ -630,14 +630,15 @@ class TermScorer:
         files = self._files
         stored = None if files is None else files.read(key)
         if stored is not None:
-            order = list(map(self._docnums.__getitem__, stored[0]))
-            scores = dict(zip(order, stored[1]))
+            docnums = self._docnums.__getitem__
+            scores = dict(zip(map(docnums, stored[0]), stored[1]))
+            order = list(map(docnums, stored[2]))
         else:
             scores = self._compute(text, fields)
             if files is None or len(scores) < MIN_PAPERS:
                 return self._cache.keep(key, scores)
-            order = sorted(scores, key=scores.__getitem__, reverse=True)
-            files.write(key, order, scores)
+            order = sorted(scores, key=scores.__getitem__, reverse=True)  # ties in docnum order
+            files.write(key, scores, order)
         self._cache.keep(key, scores)
         self._impacts.keep(id(scores), (scores, order))
         return scores
@@ -646,32 +647,38 @@ class TermScorer:
         """BM25F (the module's docstring): the fields' length-normalised, weighted frequencies
         summed per paper, then saturated once, times the word's idf. Each step is a map over every
         paper at C speed (a Python loop per paper was a third of a session's search at 100,000
-        papers); the floats are the loop's, added in the same order."""
-        per_field = [found for found in (self._field_tf(text, field) for field in fields) if found]
-        if not per_field:
-            return {}
-        tf = per_field[0]
-        if len(per_field) > 1:
-            tf = dict(tf)
-            for found in per_field[1:]:
-                docs = found.keys()
-                tf.update(zip(docs, map(add, map(tf.get, docs, repeat(0.0)), found.values())))
+        papers), the fields added into one dict as their postings are read; the floats are the
+        loop's, added in the same order (0.0 + a field's value is that value)."""
+        tf: dict[int, float] = {}
+        for field in fields:
+            kept = self._field_cache.recall((text, field))
+            parts = self._field_parts(text, field) if kept is None else [(kept.keys(), kept.values())]
+            for docs, values in parts:
+                tf.update(zip(docs, map(add, map(tf.get, docs, repeat(0.0)), values)))
         n = len(tf)
+        if not n:
+            return tf
         idf = log(1 + (self._doc_count - n + 0.5) / (n + 0.5))
         values = tf.values()
         saturated = map(truediv, map(mul, map(mul, repeat(idf), values), repeat(K1 + 1)), map(add, values, repeat(K1)))
         return dict(zip(tf.keys(), saturated))
 
     def _field_tf(self, text, field: str) -> dict[int, float]:
-        """The word's weighted, length-normalised frequency in one field, per paper that has it there:
-        weight * frequency / (1 - B + B * length / mean), a postings block at a time."""
+        """The word's weighted, length-normalised frequency in one field, per paper that has it there."""
         key = (text, field)
         cached = self._field_cache.recall(key)
         if cached is not None:
             return cached
+        tf: dict[int, float] = {}
+        for docs, values in self._field_parts(text, field):
+            tf.update(zip(docs, values))
+        return self._field_cache.keep(key, tf)
+
+    def _field_parts(self, text, field: str) -> Iterator[tuple[Sequence[int], Iterable[float]]]:
+        """The word's weight * frequency / (1 - B + B * length / mean) in one field, a postings block
+        at a time: (docnums, values)."""
         weight = FIELD_WEIGHTS.get(field, AUTHORS_WEIGHT if field == "authors" else 1.0)
         denominators = self._denominators(field)
-        tf: dict[int, float] = {}
         docnums = self._docnums
         for number, (segment, offset) in enumerate(self._segments):
             self._check()
@@ -681,13 +688,12 @@ class TermScorer:
                 continue
             lengths = self._segment_lengths(number, segment, field)
             for ids, frequencies in _blocks(postings):
-                docs = map(docnums.__getitem__, map(offset.__add__, ids) if offset else ids)
+                docs = list(map(docnums.__getitem__, map(offset.__add__, ids) if offset else ids))
                 divisors = map(denominators.__getitem__, map(lengths.__getitem__, ids))
                 if isinstance(frequencies, float):
-                    tf.update(zip(docs, map(truediv, repeat(weight * frequencies), divisors)))
+                    yield docs, map(truediv, repeat(weight * frequencies), divisors)
                 else:
-                    tf.update(zip(docs, map(truediv, map(mul, repeat(weight), frequencies), divisors)))
-        return self._field_cache.keep(key, tf)
+                    yield docs, map(truediv, map(mul, repeat(weight), frequencies), divisors)
 
     def _denominators(self, field: str) -> list[float]:
         """1 - B + B * length / mean for each of Whoosh's 256 stored lengths (a byte each)."""

@@ -95,14 +95,14 @@ def test_a_damaged_file_is_computed_again(engine_over, common_words, damage):
 
 def test_a_file_for_another_word_or_naming_papers_out_of_range_is_ignored(tmp_path):
     files = ScoreFiles(tmp_path / "set", doc_count=3)
-    files.write(("graph", FIELDS), [2, 0], {0: 1.5, 2: 2.5})
-    assert [list(part) for part in files.read(("graph", FIELDS))] == [[2, 0], [2.5, 1.5]]
+    files.write(("graph", FIELDS), {0: 1.5, 2: 2.5}, [2, 0])
+    assert [list(part) for part in files.read(("graph", FIELDS))] == [[0, 2], [1.5, 2.5], [2, 0]]
     files._path(("graph", FIELDS)).rename(files._path(("network", FIELDS)))
     assert files.read(("network", FIELDS)) is None  # the digest covers the word it was written for
-    files.write(("graph", FIELDS), [2, 0], {0: 1.5, 2: 2.5})
+    files.write(("graph", FIELDS), {0: 1.5, 2: 2.5}, [2, 0])
     assert ScoreFiles(tmp_path / "set", doc_count=2).read(("graph", FIELDS)) is None  # paper 2 of 2
     path = files._path(("graph", FIELDS))
-    payload = array("i", [-1, 0]).tobytes() + array("d", [2.5, 1.5]).tobytes()
+    payload = array("i", [0, 2, -1, 0]).tobytes() + array("d", [1.5, 2.5]).tobytes()  # -1 best
     path.write_bytes(impacts._HEADER.pack(impacts.MAGIC, 2, impacts._digest(("graph", FIELDS), payload)) + payload)
     assert files.read(("graph", FIELDS)) is None
 
@@ -110,12 +110,12 @@ def test_a_file_for_another_word_or_naming_papers_out_of_range_is_ignored(tmp_pa
 def test_nothing_is_written_past_the_folders_budget_or_where_it_cannot_be(tmp_path, monkeypatch):
     monkeypatch.setattr(impacts, "MAX_FOLDER_BYTES", 100)
     files = ScoreFiles(tmp_path / "set", doc_count=100)
-    files.write((b"a", FIELDS), [0, 1], {0: 1.0, 1: 0.5})  # 28 + 24 bytes
-    files.write((b"b", FIELDS), list(range(10)), dict.fromkeys(range(10), 1.0))  # past the budget
+    files.write((b"a", FIELDS), {0: 1.0, 1: 0.5}, [0, 1])  # 28 + 32 bytes
+    files.write((b"b", FIELDS), dict.fromkeys(range(10), 1.0), list(range(10)))  # past the budget
     assert files.read((b"a", FIELDS)) is not None and files.read((b"b", FIELDS)) is None
     (tmp_path / "file").write_text("")
     blocked = ScoreFiles(tmp_path / "file" / "set", doc_count=100)  # its folder cannot be made
-    blocked.write((b"a", FIELDS), [0], {0: 1.0})
+    blocked.write((b"a", FIELDS), {0: 1.0}, [0])
     assert blocked.read((b"a", FIELDS)) is None
 
 
