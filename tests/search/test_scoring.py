@@ -297,13 +297,17 @@ def test_the_kept_scores_are_bounded_in_bytes_through_a_session(engine_over, mon
         for a, b in pairwise(words):
             engine.search(SearchRequest(f"{a} {b}", limit=5))
         grown = tracemalloc.get_traced_memory()[0] - before
+        scorer._field_tf(words[5].encode(), "abstract")  # its postings read first: only the entry is measured
+        warmed = tracemalloc.get_traced_memory()[0]
         one = scorer._compute(words[5].encode(), ("abstract",))  # as large as any word's kept scores
-        measured = tracemalloc.get_traced_memory()[0] - before - grown
+        measured = tracemalloc.get_traced_memory()[0] - warmed
     finally:
         tracemalloc.stop()
     # The bounds, plus what other caches keep by count (the parser's queries: small entries).
     assert grown < sum(budgets.values()) + 250_000
-    assert measured <= scoring.weight(one)  # what a cache counts for an entry is no less than it takes
+    # What a cache counts for an entry is no less than it takes (give or take the few bytes an
+    # interpreter free list keeps: 32 in one run of three, where the entry is 14 KB).
+    assert measured <= scoring.weight(one) + 64
     for cache in (scorer._cache, scorer._field_cache, scorer._pairs, scorer._word_docs):
         assert cache.bytes == sum(scoring.weight(value) for value in cache.values())
         assert cache.bytes <= cache.budget or len(cache) == 1  # the newest is kept whatever it weighs
