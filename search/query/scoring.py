@@ -602,20 +602,21 @@ class TermScorer:
         if found is not None:
             return found
         docs: set[int] = set()
-        frequency = self._reader.doc_frequency
+        # The rarer word's papers in each field, among the other word's papers, are the candidates: a
+        # common word's own scores in the field would take longer to compute than the positions to read.
+        rare, other = (
+            (first, second) if len(self.word_scores(*first)) <= len(self.word_scores(*second)) else (second, first)
+        )
         for field in FIELD_WEIGHTS:
-            counts = frequency(field, first[0]), frequency(field, second[0])
-            if not all(counts):
-                continue
-            # The rarer word's papers in the field, among the other word's papers: a common word's
-            # own scores in the field would take longer to compute than the positions to read.
-            rare, other = (first, second) if counts[0] <= counts[1] else (second, first)
             candidates: Set[int] = self._field_tf(rare[0], field).keys()
+            if not candidates:
+                continue
             if field in other[1]:
                 candidates = candidates & self.word_scores(*other).keys()
             else:
                 candidates = candidates & self._field_tf(other[0], field).keys()
-            docs.update(self._adjacent(field, [first[0], second[0]], candidates))
+            if candidates:
+                docs.update(self._adjacent(field, [first[0], second[0]], candidates))
         return self._pairs.keep(key, frozenset(docs))
 
     # -- per-word scores ----------------------------------------------------------------------
@@ -650,11 +651,10 @@ class TermScorer:
         papers), the fields added into one dict as their postings are read; the floats are the
         loop's, added in the same order (0.0 + a field's value is that value)."""
         tf: dict[int, float] = {}
-        for field in fields:
-            kept = self._field_cache.recall((text, field))
-            parts = self._field_parts(text, field) if kept is None else [(kept.keys(), kept.values())]
-            for docs, values in parts:
-                tf.update(zip(docs, map(add, map(tf.get, docs, repeat(0.0)), values)))
+        for field in fields:  # each field's kept: two words standing together are looked for in them
+            found = self._field_tf(text, field)
+            docs = found.keys()
+            tf.update(zip(docs, map(add, map(tf.get, docs, repeat(0.0)), found.values())))
         n = len(tf)
         if not n:
             return tf
