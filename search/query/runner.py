@@ -30,7 +30,7 @@ from search.query.budget import CHECK_EVERY, MAX_QUERY_WORDS, Budget, SearchStop
 from search.query.parse import OPERATORS, WORD, Clauses, QueryParser
 from search.query.pasted import explicit_syntax, words_meant
 from search.query.related import similar_query
-from search.query.scoring import TermScorer
+from search.query.scoring import TermScorer, score_files
 from search.query.spelling import Speller, typed_by_hand, word_being_typed
 
 _SYNTAX = re.compile(r"[*?~:\"^()\[\]{}]")
@@ -47,7 +47,7 @@ class QueryRunner:
         segments = [segment for ix in indexes for segment, _ in ix.reader().leaf_readers()]
         self._searcher = Searcher(segments[0] if len(segments) == 1 else MultiReader(segments))
         reader = self._searcher.reader()
-        self._scorer = TermScorer(reader)
+        self._scorer = TermScorer(reader, score_files(indexes, reader))
         vocabulary = words or []
         self._speller = Speller(reader, vocabulary, counts or [1] * len(vocabulary))
         self._parser = QueryParser(indexes[0].schema, reader, self._speller.corrector)

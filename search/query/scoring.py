@@ -28,20 +28,22 @@ Or was rebuilt. Queries that say how their words combine (AND, OR, NOT, parenthe
 Whoosh would walk matcher objects posting by posting, in pure Python: about 70 ms for three
 common words over 10k abstracts. While a user types, the same few words come back on every
 keystroke, so each word's scores are computed once and kept in a dict {docnum: score} (within a
-budget in bytes), and a query is a few dict merges; a query of words, as typing makes it, does
+budget in bytes; a common word's are also written to disk, best first, and read back when forgotten:
+impacts.py), and a query is a few dict merges; a query of words, as typing makes it, does
 not even merge them: its best matches are found by the threshold algorithm over each word's papers
 kept best first (`top_words`). Anything else (sloppy phrases) is left to Whoosh.
 """
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_left
-from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence, Set, Sized
-from heapq import heappush, heapreplace, nlargest
-from itertools import pairwise
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Sequence, Set, Sized
+from heapq import nlargest
+from itertools import accumulate, chain, filterfalse, pairwise, repeat
 from math import log
-from operator import itemgetter
+from operator import add, itemgetter, mul, neg, truediv
 from sys import getsizeof
 from typing import NamedTuple, TypeVar
 
@@ -51,6 +53,7 @@ from whoosh.reading import TermNotFound
 from whoosh.util.numeric import byte_to_length
 
 from search.query.budget import CHECK_EVERY
+from search.query.impacts import MIN_PAPERS, ScoreFiles
 
 Key = TypeVar("Key")
 Value = TypeVar("Value")
@@ -65,10 +68,12 @@ ADJACENT = 0.25
 EVERY_WORD = 0.3
 """A paper with every word of a query of plain words scores this much more (a share of its score)."""
 CACHED_TERMS = 4096
-CACHED_TERM_BYTES = 48 << 20
+CACHED_TERM_BYTES = 16 << 20
 """Words' scores kept: at most this many words, and at most this many bytes (see `weight`). A common
 word's scores at 100,000 papers take several MB: bounded by count alone, 4,096 words made a session
-of 1,000 searches grow to 464-498 MB (283 MB with these budgets, docs/PERFORMANCE.md)."""
+of 1,000 searches grow to 464-498 MB; with 48 MB, 283 MB. A common word forgotten is read back from
+its file (impacts.py) in a few ms, so 16 MB: the session ends about 45 MB lower for about 5% more
+search CPU (docs/PERFORMANCE.md, 2026-12-04 morning)."""
 CACHED_FIELD_TERMS = 256
 CACHED_FIELD_BYTES = 8 << 20
 """One field's share of a word's score: what the word's scores across fields are made of, and the
@@ -178,14 +183,17 @@ class Top(NamedTuple):
 class TermScorer:
     """Per-term BM25F scores for one open reader, cached across queries."""
 
-    def __init__(self, reader) -> None:
+    def __init__(self, reader, files: ScoreFiles | None = None) -> None:
+        """`files`: where common words' scores are kept on disk (impacts.py), if anywhere."""
         self._reader = reader
+        self._files = files
         self._segments = list(reader.leaf_readers())
         self._doc_count = reader.doc_count_all() or 1
         self._docnums = list(range(reader.doc_count_all()))
         """One int object per docnum, which every cached dict and set shares (28 bytes a paper
         each would otherwise hold: a third of a common word's kept scores)."""
-        self._lengths: dict[tuple[int, str], list[int]] = {}
+        self._lengths: dict[tuple[int, str], bytes] = {}
+        self._divisors: dict[str, list[float]] = {}
         self._cache: Recent[tuple, dict[int, float]] = Recent(CACHED_TERMS, CACHED_TERM_BYTES)
         self._field_cache: Recent[tuple, dict[int, float]] = Recent(CACHED_FIELD_TERMS, CACHED_FIELD_BYTES)
         self._pairs: Recent[tuple, frozenset[int]] = Recent(CACHED_PAIRS, CACHED_PAIR_BYTES)
@@ -280,10 +288,10 @@ class TermScorer:
             return None
         if not terms or any(type(term) is not wq.Term or term.boost != 1.0 for term in terms):
             return None
-        if clauses is not None and len({_word_key(term) for term in terms}) != len(
-            {(_word_key(terms[at]), number) for number, clause in enumerate(clauses) for at in clause}
-        ):
-            return None  # a word in two clauses: its scores' papers are not one clause's
+        if clauses is not None:
+            claused = [(_word_key(terms[at]), number) for number, clause in enumerate(clauses) for at in clause]
+            if len(dict(claused)) != len(set(claused)):
+                return None  # a word in two clauses: its scores' papers are not one clause's
         self._check = check or _unlimited
         try:
             return self._top_words(query, terms, clauses, limit, allowed, all_words)
@@ -317,7 +325,10 @@ class TermScorer:
             self._check()
             ordered = sorted(docs, key=len)
             every = ordered[0].intersection(*ordered[1:])
-            matched: Set[int] = docs[0] if len(docs) == 1 else frozenset().union(*docs)
+            # Words in no clause (a last letter typed, searched among authors only) match too.
+            claused = {_word_key(terms[at]) for clause in clauses for at in clause}
+            extra = [scores.keys() for key, scores in of_key.items() if key not in claused and scores]
+            matched: Set[int] = docs[0] if len(docs) == 1 and not extra else frozenset().union(*docs, *extra)
             if allowed is not None:
                 every, matched = every.intersection(allowed), matched & allowed
             with_all, with_any = len(every), len(matched)
@@ -328,7 +339,7 @@ class TermScorer:
                     if first is None or second is None or first[0] == second[0]:
                         continue
                     self._check()
-                    together = self._together(first[0], second[0])
+                    together = self._together(first, second)
                     if together:
                         pairs.append((together, self.word_scores(*first), self.word_scores(*second)))
         else:
@@ -348,37 +359,43 @@ class TermScorer:
         allowed: set[int] | None,
         all_words: bool,
     ) -> list[tuple[int, float]]:
-        """The best `limit` papers by the threshold algorithm (top_words)."""
+        """The best `limit` papers by the threshold algorithm (top_words). Each round's papers not
+        seen yet are scored together, a word at a time by map (a word's score is 0.0 where the paper
+        lacks it: adding it leaves the sum as it was, so the floats are those of skipping it)."""
+        words = [scores for scores in words if scores]  # (the pairs' words have papers)
         orders = [self._best_first(scores) for scores in words]
         depth = 0
-        longest = max(map(len, orders))
+        longest = max(map(len, orders), default=0)
         seen: set[int] = set()
-        kept: list[tuple[float, int]] = []  # a heap of the best (score, -docnum): the worst on top
+        kept: list[tuple[float, int]] = []  # the best (score, -docnum), best first
         step = max(64, limit)
+        gets = [scores.get for scores in words]
+        every_doc = frozenset() if every is None else every
         while depth < longest:
             self._check()
-            for order in orders:
-                for doc in order[depth : depth + step]:
-                    if doc in seen:
-                        continue
-                    seen.add(doc)
-                    if (allowed is not None and doc not in allowed) or (all_words and doc not in every):  # type: ignore[operator]
-                        continue
-                    score = 0.0
-                    for scores in words:
-                        value = scores.get(doc)
-                        if value is not None:
-                            score += value
-                    for together, first, second in pairs:
+            met = dict.fromkeys(chain.from_iterable(order[depth : depth + step] for order in orders))
+            fresh = list(filterfalse(seen.__contains__, met))
+            seen.update(fresh)
+            if allowed is not None:
+                fresh = list(filter(allowed.__contains__, fresh))
+            if all_words:
+                fresh = list(filter(every_doc.__contains__, fresh))
+            if fresh:
+                totals = [0.0] * len(fresh)
+                for get in gets:
+                    totals = list(map(add, totals, map(get, fresh, repeat(0.0))))
+                for together, first, second in pairs:
+                    for number, doc in enumerate(fresh):
                         if doc in together:
-                            score += ADJACENT * (first.get(doc, 0.0) + second.get(doc, 0.0))
-                    if factor is not None and doc in every:  # type: ignore[operator]
-                        score *= factor
-                    item = (score, -doc)
-                    if len(kept) < limit:
-                        heappush(kept, item)
-                    elif item > kept[0]:
-                        heapreplace(kept, item)
+                            totals[number] += ADJACENT * (first.get(doc, 0.0) + second.get(doc, 0.0))
+                if factor is not None:
+                    totals = [total * factor if doc in every_doc else total for total, doc in zip(totals, fresh)]
+                items = list(zip(totals, map(neg, fresh)))
+                if len(kept) == limit:
+                    worst = kept[-1]
+                    items = [item for item in items if item > worst]
+                if items:
+                    kept = sorted(kept + items, reverse=True)[:limit]
             depth += step
             if len(kept) < limit:
                 continue
@@ -388,9 +405,9 @@ class TermScorer:
                 bound += ADJACENT * (self._at_most(first, words, at) + self._at_most(second, words, at))
             if factor is not None:
                 bound *= factor
-            if kept[0][0] > bound * (1 + 1e-9):  # no paper not seen can reach the last kept, nor tie it
+            if kept[-1][0] > bound * (1 + 1e-9):  # no paper not seen can reach the last kept, nor tie it
                 break
-        return [(-negative, score) for score, negative in sorted(kept, reverse=True)]
+        return [(-negative, score) for score, negative in kept]
 
     @staticmethod
     def _at_most(scores: dict[int, float], words: list[dict[int, float]], at: list[float]) -> float:
@@ -407,7 +424,7 @@ class TermScorer:
         kept = self._impacts.recall(key)
         if kept is not None and kept[0] is scores:
             return kept[1]
-        order = sorted(scores, key=scores.__getitem__, reverse=True)
+        order = sorted(scores, key=scores.__getitem__, reverse=True)  # ties in docnum order
         self._impacts.keep(key, (scores, order))
         return order
 
@@ -502,7 +519,8 @@ class TermScorer:
         return {doc: sum(word_scores[doc] for word_scores in per_word) * node.boost for doc in found}
 
     def _adjacent(self, field: str, words: list[bytes], candidates: Iterable[int]) -> list[int]:
-        """The candidate papers where the words occur one right after another."""
+        """The candidate papers where the words occur one right after another (a candidate need not
+        have every word)."""
         found = []
         candidates = sorted(candidates)
         for segment, offset in self._segments:
@@ -510,8 +528,13 @@ class TermScorer:
             local = [doc - offset for doc in candidates[bisect_left(candidates, offset) : bisect_left(candidates, end)]]
             if not local:
                 continue
-            positions = [_positions(segment.postings(field, word), local, self._check) for word in words]
+            try:
+                positions = [_positions(segment.postings(field, word), local, self._check) for word in words]
+            except TermNotFound:  # a segment without one of the words
+                continue
             for doc in local:
+                if not all(doc in word_positions for word_positions in positions):
+                    continue
                 rest = [set(word_positions[doc]) for word_positions in positions[1:]]
                 if any(all(start + i in later for i, later in enumerate(rest, 1)) for start in positions[0][doc]):
                     found.append(self._docnums[offset + doc])
@@ -541,7 +564,7 @@ class TermScorer:
             if first is None or second is None or first[0] == second[0]:
                 continue
             self._check()
-            together = self._together(first[0], second[0])
+            together = self._together(first, second)
             if not together:
                 continue
             first_scores = self.word_scores(*first)
@@ -571,41 +594,74 @@ class TermScorer:
         fields = tuple(sorted({part.fieldname for part in parts if part.fieldname in FIELD_WEIGHTS}))
         return texts.pop(), fields
 
-    def _together(self, first: bytes, second: bytes) -> frozenset[int]:
-        """The papers where `second` follows `first` right away in one of the text fields."""
-        key = (first, second)
+    def _together(self, first: tuple[bytes, tuple[str, ...]], second: tuple[bytes, tuple[str, ...]]) -> frozenset[int]:
+        """The papers where `second` follows `first` right away in one of the text fields (each word
+        given with the fields its clause searches)."""
+        key = (first[0], second[0])
         found = self._pairs.recall(key)
         if found is not None:
             return found
         docs: set[int] = set()
+        # The rarer word's papers in each field, among the other word's papers, are the candidates: a
+        # common word's own scores in the field would take longer to compute than the positions to read.
+        rare, other = (
+            (first, second) if len(self.word_scores(*first)) <= len(self.word_scores(*second)) else (second, first)
+        )
         for field in FIELD_WEIGHTS:
-            a, b = self._field_tf(first, field), self._field_tf(second, field)
-            if a and b:
-                docs.update(self._adjacent(field, [first, second], a.keys() & b.keys()))
+            candidates: Set[int] = self._field_tf(rare[0], field).keys()
+            if not candidates:
+                continue
+            if field in other[1]:
+                candidates = candidates & self.word_scores(*other).keys()
+            else:
+                candidates = candidates & self._field_tf(other[0], field).keys()
+            if candidates:
+                docs.update(self._adjacent(field, [first[0], second[0]], candidates))
         return self._pairs.keep(key, frozenset(docs))
 
     # -- per-word scores ----------------------------------------------------------------------
 
     def word_scores(self, text, fields: tuple[str, ...]) -> dict[int, float]:
-        """One word's score in every paper that has it in any of `fields` (sorted), cached."""
+        """One word's score in every paper that has it in any of `fields` (sorted), cached; a
+        common word's read from its file when it has one (impacts.py), else computed and kept there."""
         key = (text, fields)
-        cached = self._cache.recall(key)
-        return self._cache.keep(key, self._compute(text, fields)) if cached is None else cached
+        scores = self._cache.recall(key)
+        if scores is not None:
+            return scores
+        files = self._files
+        stored = None if files is None else files.read(key)
+        if stored is not None:
+            docnums = self._docnums.__getitem__
+            scores = dict(zip(map(docnums, stored[0]), stored[1]))
+            order = list(map(docnums, stored[2]))
+        else:
+            scores = self._compute(text, fields)
+            if files is None or len(scores) < MIN_PAPERS:
+                return self._cache.keep(key, scores)
+            order = sorted(scores, key=scores.__getitem__, reverse=True)  # ties in docnum order
+            files.write(key, scores, order)
+        self._cache.keep(key, scores)
+        self._impacts.keep(id(scores), (scores, order))
+        return scores
 
     def _compute(self, text, fields: tuple[str, ...]) -> dict[int, float]:
         """BM25F (the module's docstring): the fields' length-normalised, weighted frequencies
-        summed per paper, then saturated once, times the word's idf."""
-        per_field = [found for found in (self._field_tf(text, field) for field in fields) if found]
-        if not per_field:
-            return {}
-        tf = dict(per_field[0])
-        for found in per_field[1:]:
-            get = tf.get
-            for doc, value in found.items():
-                tf[doc] = get(doc, 0.0) + value
+        summed per paper, then saturated once, times the word's idf. Each step is a map over the
+        papers (no faster than a loop, as measured: reading Whoosh's blocks and making the floats
+        cost the time); each field's scores are kept, and added into one dict in the loop's order,
+        so the floats are the loop's (0.0 + a field's value is that value)."""
+        tf: dict[int, float] = {}
+        for field in fields:  # each field's kept: two words standing together are looked for in them
+            found = self._field_tf(text, field)
+            docs = found.keys()
+            tf.update(zip(docs, map(add, map(tf.get, docs, repeat(0.0)), found.values())))
         n = len(tf)
+        if not n:
+            return tf
         idf = log(1 + (self._doc_count - n + 0.5) / (n + 0.5))
-        return {doc: idf * value * (K1 + 1) / (value + K1) for doc, value in tf.items()}
+        values = tf.values()
+        saturated = map(truediv, map(mul, map(mul, repeat(idf), values), repeat(K1 + 1)), map(add, values, repeat(K1)))
+        return dict(zip(tf.keys(), saturated))
 
     def _field_tf(self, text, field: str) -> dict[int, float]:
         """The word's weighted, length-normalised frequency in one field, per paper that has it there."""
@@ -613,10 +669,16 @@ class TermScorer:
         cached = self._field_cache.recall(key)
         if cached is not None:
             return cached
-        weight = FIELD_WEIGHTS.get(field, AUTHORS_WEIGHT if field == "authors" else 1.0)
-        norm = B / self._mean_length(field)
-        base = 1 - B
         tf: dict[int, float] = {}
+        for docs, values in self._field_parts(text, field):
+            tf.update(zip(docs, values))
+        return self._field_cache.keep(key, tf)
+
+    def _field_parts(self, text, field: str) -> Iterator[tuple[Sequence[int], Iterable[float]]]:
+        """The word's weight * frequency / (1 - B + B * length / mean) in one field, a postings block
+        at a time: (docnums, values)."""
+        weight = FIELD_WEIGHTS.get(field, AUTHORS_WEIGHT if field == "authors" else 1.0)
+        denominators = self._denominators(field)
         docnums = self._docnums
         for number, (segment, offset) in enumerate(self._segments):
             self._check()
@@ -625,9 +687,22 @@ class TermScorer:
             except TermNotFound:
                 continue
             lengths = self._segment_lengths(number, segment, field)
-            for doc, frequency in _postings(postings):
-                tf[docnums[offset + doc]] = weight * frequency / (base + norm * lengths[doc])
-        return self._field_cache.keep(key, tf)
+            for ids, frequencies in _blocks(postings):
+                docs = list(map(docnums.__getitem__, map(offset.__add__, ids) if offset else ids))
+                divisors = map(denominators.__getitem__, map(lengths.__getitem__, ids))
+                if isinstance(frequencies, float):
+                    yield docs, map(truediv, repeat(weight * frequencies), divisors)
+                else:
+                    yield docs, map(truediv, map(mul, repeat(weight), frequencies), divisors)
+
+    def _denominators(self, field: str) -> list[float]:
+        """1 - B + B * length / mean for each of Whoosh's 256 stored lengths (a byte each)."""
+        found = self._divisors.get(field)
+        if found is None:
+            norm = B / self._mean_length(field)
+            base = 1 - B
+            found = self._divisors[field] = [base + norm * length for length in _LENGTH_OF_BYTE]
+        return found
 
     def _mean_length(self, field: str) -> float:
         """The field's mean length over the papers that have it (untitled papers do not shorten titles')."""
@@ -635,17 +710,18 @@ class TermScorer:
         if mean is None:
             total = having = 0
             for number, (segment, _) in enumerate(self._segments):
-                lengths = self._segment_lengths(number, segment, field)
-                total += sum(lengths)
-                having += sum(1 for length in lengths if length)
+                counts = Counter(self._segment_lengths(number, segment, field))
+                total += sum(_LENGTH_OF_BYTE[byte] * count for byte, count in counts.items())
+                having += sum(count for byte, count in counts.items() if byte)
             mean = self._means[field] = total / having if having else 1.0
         return mean
 
-    def _segment_lengths(self, number: int, segment, field: str) -> list[int]:
+    def _segment_lengths(self, number: int, segment, field: str) -> bytes:
+        """The segment's documents' stored lengths of the field, a byte each (field_length_bytes)."""
         key = (number, field)
         lengths = self._lengths.get(key)
         if lengths is None:
-            lengths = self._lengths[key] = field_lengths(segment, field)
+            lengths = self._lengths[key] = field_length_bytes(segment, field)
         return lengths
 
 
@@ -657,43 +733,93 @@ def field_lengths(segment, field: str) -> list[int]:
     """Every document's length of `field` in one segment (0 where it has none): what Whoosh's
     doc_field_length says, read from its lengths column in one go (one call per document took a
     second for the first query at 100,000 papers)."""
+    return [_LENGTH_OF_BYTE[byte] for byte in field_length_bytes(segment, field)]
+
+
+def field_length_bytes(segment, field: str) -> bytes:
+    """Every document's stored length of `field` in one segment, as Whoosh keeps it: a byte each
+    (_LENGTH_OF_BYTE says the length), 0 where the document has none."""
     count = segment.doc_count_all()
     if not count:  # an empty index's reader has no columns at all
-        return []
+        return b""
     column = segment._perdoc._cached_reader(f"_{field}_len", LENGTHS_COLUMN)
     if column is None:  # no document has the field
-        return [0] * count
-    stored = column._dbfile.get(column._basepos, column._count)  # one byte per document, then the default
-    lengths = [_LENGTH_OF_BYTE[byte] for byte in stored[:count]]
-    return lengths + [0] * (count - len(lengths))
+        return bytes(count)
+    stored = bytes(column._dbfile.get(column._basepos, column._count))[:count]  # then the default
+    return stored + bytes(count - len(stored))
+
+
+def score_files(indexes: Sequence, reader) -> ScoreFiles | None:
+    """Where the reader's common words' scores are kept on disk (impacts.py), if anywhere."""
+    salt = repr((K1, B, sorted(FIELD_WEIGHTS.items()), AUTHORS_WEIGHT))
+    return ScoreFiles.beside(indexes, list(reader.leaf_readers()), salt)
 
 
 def _unlimited() -> None:
     """No budget: never stops."""
 
 
-def _postings(matcher):
-    """(docnum, weight) pairs, a block at a time for Whoosh's on-disk postings."""
+def _blocks(matcher) -> Iterator[tuple[Sequence[int], Sequence[float] | float]]:
+    """A term's postings a block at a time: (docnums, frequencies), the frequencies one float when
+    the block's are all the same. Whoosh's on-disk blocks are read whole, their docnums
+    delta-decoded at C speed (Whoosh's own reader decodes them in a Python generator)."""
     if isinstance(matcher, W3LeafMatcher):
         while matcher.is_active():
-            matcher._read_ids()
-            matcher._read_weights()
-            yield from zip(matcher._ids, matcher._weights)
+            matcher._read_data()
+            ids, weights = matcher._data[0], matcher._data[1]
+            yield (ids if matcher._byteids else list(accumulate(ids))), _frequencies(weights)
             matcher._next_block()
         return
+    ids, weights = [], []
     while matcher.is_active():
-        yield matcher.id(), matcher.weight()
+        ids.append(matcher.id())
+        weights.append(matcher.weight())
         matcher.next()
+    yield ids, weights
+
+
+def _frequencies(weights) -> Sequence[float] | float:
+    """A block's stored weights as Whoosh's reader gives them: none stored means 1.0 each, one
+    float means that for each (in a float32 array, so rounded to one)."""
+    if weights is None:
+        return 1.0
+    if isinstance(weights, float):
+        return array("f", (weights,))[0]
+    return weights
 
 
 def _positions(matcher, docs: list[int], check: Callable[[], None]) -> dict[int, list[int]]:
-    """Each doc's positions of the term, for the given sorted docs (all of which contain it)."""
-    positions = {}
-    for count, doc in enumerate(docs):
-        if count % CHECK_EVERY == 0:
+    """Each doc's positions of the term, for those of the given sorted docs that contain it.
+    Whoosh's on-disk blocks are read only where a doc may be (a block's last docnum is in its
+    header), and looked up by bisection (Whoosh's skip_to steps through a block a posting at a time)."""
+    positions: dict[int, list[int]] = {}
+    if not isinstance(matcher, W3LeafMatcher):
+        for count, doc in enumerate(docs):
+            if count % CHECK_EVERY == 0:
+                check()
+            if not matcher.is_active():
+                break
+            matcher.skip_to(doc)
+            if matcher.is_active() and matcher.id() == doc:
+                positions[doc] = matcher.value_as("positions")
+        return positions
+    decode = matcher.format.decode_as
+    at, count = 0, len(docs)
+    while at < count and matcher.is_active():
+        if matcher._maxid >= docs[at]:
             check()
-        matcher.skip_to(doc)
-        positions[doc] = matcher.value_as("positions")
+            matcher._read_data()
+            ids = matcher._data[0] if matcher._byteids else list(accumulate(matcher._data[0]))
+            matcher._read_values()
+            values = matcher._values
+            last = matcher._maxid
+            while at < count and docs[at] <= last:
+                doc = docs[at]
+                found = bisect_left(ids, doc)
+                if found < len(ids) and ids[found] == doc:
+                    positions[doc] = decode("positions", values[found])
+                at += 1
+        matcher._next_block()
     return positions
 
 

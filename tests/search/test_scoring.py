@@ -297,13 +297,17 @@ def test_the_kept_scores_are_bounded_in_bytes_through_a_session(engine_over, mon
         for a, b in pairwise(words):
             engine.search(SearchRequest(f"{a} {b}", limit=5))
         grown = tracemalloc.get_traced_memory()[0] - before
+        scorer._field_tf(words[5].encode(), "abstract")  # its postings read first: only the entry is measured
+        warmed = tracemalloc.get_traced_memory()[0]
         one = scorer._compute(words[5].encode(), ("abstract",))  # as large as any word's kept scores
-        measured = tracemalloc.get_traced_memory()[0] - before - grown
+        measured = tracemalloc.get_traced_memory()[0] - warmed
     finally:
         tracemalloc.stop()
     # The bounds, plus what other caches keep by count (the parser's queries: small entries).
     assert grown < sum(budgets.values()) + 250_000
-    assert measured <= scoring.weight(one)  # what a cache counts for an entry is no less than it takes
+    # What a cache counts for an entry is no less than it takes (give or take the few bytes an
+    # interpreter free list keeps: 32 in one run of three, where the entry is 14 KB).
+    assert measured <= scoring.weight(one) + 64
     for cache in (scorer._cache, scorer._field_cache, scorer._pairs, scorer._word_docs):
         assert cache.bytes == sum(scoring.weight(value) for value in cache.values())
         assert cache.bytes <= cache.budget or len(cache) == 1  # the newest is kept whatever it weighs
@@ -350,6 +354,11 @@ def test_the_best_found_without_scoring_every_match_are_the_same(seed_engine, mo
         "author:chen graph",
         "has:code diffusion",
         "graph match:all network",
+        # A word in two clauses and a letter in none: counting one clause's papers the other's
+        # too gave 1,823 matches where ranking every match gives 2,006 ("Log-DenseNet: How to
+        # Sparsify a DenseNet" over the real lists).
+        "Graph-Network: How to Prune a Network",
+        "Optimization, fast and slow: optimally switching between local and Bayesian optimization",
     ]
     assert_top_words_ranks_as_every_match(seed_engine, monkeypatch, typed + extra + SEED_QUERIES)
 
@@ -357,6 +366,7 @@ def test_the_best_found_without_scoring_every_match_are_the_same(seed_engine, mo
 def test_the_best_found_without_scoring_every_match_are_the_same_over_real_lists(real_engine, monkeypatch):
     typed = [text[:end] for text in TYPED for end in range(3, len(text) + 1) if not text[:end].endswith(" ")]
     extra = ["list:iclr2018 graph neural", "is:oral diffusion models", "model match:all", "neural network neural"]
+    extra += ["Log-DenseNet: How to Sparsify a DenseNet"]
     assert_top_words_ranks_as_every_match(real_engine, monkeypatch, typed + extra + REAL_QUERIES)
 
 
@@ -376,3 +386,30 @@ def test_a_search_superseded_while_it_ranks_stops_before_it_merges(seed_engine, 
     monkeypatch.setattr(TermScorer, "_threshold", typed_on)
     result = seed_engine.search(SearchRequest("graph neural", partial=True), cancel=cancelled)
     assert merged == [1] and result.total == 0 and "search cancelled" in result.notice
+
+
+def test_a_last_letter_searched_among_authors_alone_takes_the_threshold_path(seed_engine, monkeypatch):
+    """A query ending in one letter searches it among the authors only (the text fields keep no
+    single letters): a term in none of the query's clauses. Its matches count as ranking every
+    match counts them, and the threshold path answers it (it used to merge every match: 60-160 ms
+    a keystroke at 100,000 papers)."""
+    used = []
+    top_words = TermScorer.top_words
+    monkeypatch.setattr(
+        TermScorer, "top_words", lambda *args, **kwargs: used.append(top_words(*args, **kwargs)) or used[-1]
+    )
+    queries = ["graph neural n", "large language m", "kv cache c", "diffusion s"]
+    for text in queries:
+        for limit in (1, 40):
+            request = SearchRequest(text, limit=limit, partial=True)
+            found, expected = (
+                seed_engine.search(request),
+                results_ranking_every_match(seed_engine, request, monkeypatch),
+            )
+            assert (found.hits, found.total, found.all_words, found.any_words) == (
+                expected.hits,
+                expected.total,
+                expected.all_words,
+                expected.any_words,
+            ), text
+    assert used and all(top is not None for top in used)
