@@ -13,6 +13,7 @@ from textual.app import App, ComposeResult
 from search import bookmark_of
 from tests.tui.conftest import settle
 from tui.screens.bookmarks import BookmarksScreen
+from tui.widgets.in_order_input import InOrderTextArea
 from tui.widgets.search_box import SearchBox
 
 TUI = Path(__file__).resolve().parents[2] / "tui"
@@ -110,3 +111,36 @@ def test_every_text_box_is_an_in_order_input():
         if re.search(r"(?<![\w.])Input\(", line)
     ]
     assert plain == []
+
+
+class NoteApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield InOrderTextArea("", id="note")
+
+
+async def note_typed_in_a_burst(before: str, *keys: str) -> str:
+    app = NoteApp()
+    async with app.run_test() as pilot:
+        area = app.query_one(InOrderTextArea)
+        area.focus()
+        await pilot.press(*before)
+        assert area.text == before
+        burst(app, *keys)
+        await pilot.pause()
+        return area.text
+
+
+async def test_the_note_s_backspace_and_arrows_act_before_the_characters_after_them():
+    """The tester's bursts in the note dialog: "def" then backspace, backspace, X gave "de"; three
+    lefts then Q put the Q before the lefts moved the cursor."""
+    assert await note_typed_in_a_burst("def", "backspace", "backspace", "X") == "dX"
+    assert await note_typed_in_a_burst("abcXYZ", "left", "left", "left", "Q") == "abcQXYZ"
+
+
+async def test_the_note_dialog_s_box_is_an_in_order_text_area(make_app):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("tab", "n")
+        await pilot.pause()
+        assert app.screen.query_one("#note").__class__ is InOrderTextArea

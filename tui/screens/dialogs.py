@@ -18,7 +18,7 @@ from textual.widgets.option_list import Option
 
 from search import Link
 from tui.clipboard import short_url
-from tui.widgets.in_order_input import InOrderInput
+from tui.widgets.in_order_input import InOrderInput, InOrderTextArea
 
 ResultT = TypeVar("ResultT")
 
@@ -116,7 +116,7 @@ class NoteDialog(Editor[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(Text(f"Note for {self.headline}", no_wrap=True, overflow="ellipsis"), classes="dialog-title")
-            yield TextArea(self.note, id="note", soft_wrap=True)
+            yield InOrderTextArea(self.note, id="note", soft_wrap=True)
             yield Static(Text("ctrl+s save · esc cancel"), classes="dialog-help")
 
     def on_mount(self) -> None:

@@ -1,13 +1,14 @@
-"""An Input whose editing keys act in the order they were typed, also when keys arrive in a burst."""
+"""Text boxes (an Input, a TextArea) whose editing keys act in the order they were typed, also
+when keys arrive in a burst."""
 
 from __future__ import annotations
 
 from textual.events import Key
-from textual.widgets import Input
+from textual.widgets import Input, TextArea
 
 
-class InOrderInput(Input):
-    """Runs its own bound keys (ctrl+u, backspace, left, enter, ...) as they arrive, in order with
+class InOrderKeys:
+    """Runs a text box's own bound keys (ctrl+u, backspace, left, enter, ...) as they arrive, in order with
     the characters typed around them.
 
     Input types a character as soon as its key arrives, but Textual runs a bound key's action only
@@ -21,8 +22,17 @@ class InOrderInput(Input):
 
     async def _on_key(self, event: Key) -> None:
         if event.is_printable:
-            return  # Input types it (its own handler runs next)
-        for binding in self._bindings.key_to_bindings.get(event.key, ()):
-            if not binding.priority and await self.app.run_action(binding.action, self):
+            return  # the box types it (its own handler runs next)
+        for binding in self._bindings.key_to_bindings.get(event.key, ()):  # type: ignore[attr-defined]
+            if not binding.priority and await self.app.run_action(binding.action, self):  # type: ignore[attr-defined]
                 event.stop()  # (Input's own handler still runs: it restarts the cursor's blink)
                 return
+
+
+class InOrderInput(InOrderKeys, Input):
+    """The Input every one-line text box of the app is."""
+
+
+class InOrderTextArea(InOrderKeys, TextArea):
+    """The TextArea of the note dialog: backspace and the arrows act before the characters typed
+    after them (enter and tab are typed by TextArea itself, as characters are)."""
