@@ -7,7 +7,7 @@ import webbrowser
 import pyperclip
 import pytest
 
-from search import display_label
+from search import bookmark_of, display_label
 from search.corpus.loader import load_corpus
 from search.engine import SearchEngine
 from search.user.store import UserStore
@@ -378,3 +378,16 @@ async def test_bookmarks_from_two_venues_line_up(make_app, tmp_path):
         labels = [display_label(bookmark) for bookmark in other.screen.shown]
         assert {b.venue for b in other.screen.shown} == {"ICLR 2025", "NeurIPS 2024"}
         assert rows[0].index(labels[0]) == rows[1].index(labels[1])  # the titles start in one column
+
+
+async def test_a_filter_that_hides_every_bookmark_says_so_not_that_there_are_none(make_app, seed_engine):
+    """The tester's 'XlearY' over 6 bookmarks: '6 bookmarks, 0 shown' above, 'No bookmarks yet' beside."""
+    app = make_app()
+    for paper in seed_engine.papers[:3]:
+        app.store.add(bookmark_of(seed_engine.describe(paper.id)))
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("tab", "B", "slash", *"XlearY")
+        await pilot.pause()
+        body = str(app.screen.query_one("#bookmark-body").content)
+        assert "No bookmark matches the filter." in body and "No bookmarks yet" not in body

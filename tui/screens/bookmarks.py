@@ -133,6 +133,7 @@ class BookmarksScreen(PaperActions[str | None]):
         self.engine = engine
         self.store_access = store_access or StoreAccess()
         self.shown: list[Bookmark] = []
+        self.total = 0  # bookmarks kept, shown or not (the filter may hide them all)
         self.bookmarked: set[str] = set()
 
     def compose(self) -> ComposeResult:
@@ -177,7 +178,7 @@ class BookmarksScreen(PaperActions[str | None]):
         ids = [b.paper_id for b in self.shown]
         if ids:
             options.highlighted = ids.index(keep) if keep in ids else 0
-        total = len(bookmarks or [])
+        total = self.total = len(bookmarks or [])
         self.sub_title = bookmarks_title(total, len(ids), filtered=bool(words))
         self.query_one(AppHeader).show(self.sub_title)
         self.set_class(not ids, "empty")  # a narrow screen shows why the list is empty
@@ -187,7 +188,7 @@ class BookmarksScreen(PaperActions[str | None]):
         bookmark = self.current_bookmark()
         body = self.query_one("#bookmark-body", Static)
         if bookmark is None:
-            empty = "No bookmarks yet: press b on a paper to keep it." if not self.shown else ""
+            empty = "No bookmarks yet: press b on a paper to keep it." if not self.total else ""
             body.update(Text(empty or "No bookmark matches the filter.", style="dim"))
         else:
             body.update(bookmark_text(bookmark))
