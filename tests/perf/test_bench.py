@@ -39,13 +39,19 @@ KEYS = {
 SCALED_KEYS = {"add_s", "add_50_s", "rss_50_mb", "keystroke_50_p95_ms", "startup_50_s", "build_50_s"}
 
 
+def bundled_as_json(folder: Path) -> Path:
+    """The bundled papers as one JSON list (the benchmark's --scale replicates them)."""
+    records = [{"id": p.id, "title": p.title, "abstract": p.abstract} for p in load_corpus().papers]
+    corpus = folder / "bundled.json"
+    corpus.write_text(json.dumps(records), encoding="utf-8")
+    return corpus
+
+
 @pytest.mark.slow
 def test_quick_benchmark_prints_a_table_and_every_figure_as_json(tmp_path):
     # The bundled papers as a JSON list, replicated to 50 papers: --scale's figures
     # (the add command among them) are measured too, under their scale's names.
-    records = [{"id": p.id, "title": p.title, "abstract": p.abstract} for p in load_corpus().papers]
-    corpus = tmp_path / "bundled.json"
-    corpus.write_text(json.dumps(records), encoding="utf-8")
+    corpus = bundled_as_json(tmp_path)
     command = [sys.executable, str(BENCH), "--quick", "--corpus", str(corpus), "--scale", "50"]
     result = subprocess.run(command, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stderr[-2000:]
@@ -62,9 +68,7 @@ def test_quick_benchmark_prints_a_table_and_every_figure_as_json(tmp_path):
 @pytest.mark.slow
 def test_build_only_benchmark_prints_the_builds_figures(tmp_path):
     """--build-only: the cold build with its CPU, the re-open and (with --scale) the add, nothing else."""
-    records = [{"id": p.id, "title": p.title, "abstract": p.abstract} for p in load_corpus().papers]
-    corpus = tmp_path / "bundled.json"
-    corpus.write_text(json.dumps(records), encoding="utf-8")
+    corpus = bundled_as_json(tmp_path)
     command = [sys.executable, str(BENCH), "--build-only", "--corpus", str(corpus), "--scale", "50"]
     result = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]

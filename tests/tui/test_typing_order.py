@@ -37,19 +37,29 @@ def burst(app: App, *keys: str) -> None:
 
 
 class BoxApp(App[None]):
+    def __init__(self, box: SearchBox | InOrderTextArea) -> None:
+        super().__init__()
+        self.box = box
+
     def compose(self) -> ComposeResult:
-        yield SearchBox()
+        yield self.box
 
 
-async def typed_in_a_burst(*keys: str, before: str = "graph") -> str:
-    app = BoxApp()
+def text_of(box: SearchBox | InOrderTextArea) -> str:
+    return box.text if isinstance(box, InOrderTextArea) else box.value
+
+
+async def typed_in_a_burst(*keys: str, before: str = "graph", box: SearchBox | InOrderTextArea | None = None) -> str:
+    """What the box (a search box unless given) holds after `before` typed a key at a time, then `keys`."""
+    box = SearchBox() if box is None else box
+    app = BoxApp(box)
     async with app.run_test() as pilot:
-        box = app.query_one(SearchBox)
+        box.focus()
         await pilot.press(*before)
-        assert box.value == before
+        assert text_of(box) == before
         burst(app, *keys)
         await pilot.pause()
-        return box.value
+        return text_of(box)
 
 
 async def test_ctrl_u_clears_before_the_characters_typed_after_it():
@@ -113,28 +123,12 @@ def test_every_text_box_is_an_in_order_input():
     assert plain == []
 
 
-class NoteApp(App[None]):
-    def compose(self) -> ComposeResult:
-        yield InOrderTextArea("", id="note")
-
-
-async def note_typed_in_a_burst(before: str, *keys: str) -> str:
-    app = NoteApp()
-    async with app.run_test() as pilot:
-        area = app.query_one(InOrderTextArea)
-        area.focus()
-        await pilot.press(*before)
-        assert area.text == before
-        burst(app, *keys)
-        await pilot.pause()
-        return area.text
-
-
 async def test_the_note_s_backspace_and_arrows_act_before_the_characters_after_them():
     """The tester's bursts in the note dialog: "def" then backspace, backspace, X gave "de"; three
     lefts then Q put the Q before the lefts moved the cursor."""
-    assert await note_typed_in_a_burst("def", "backspace", "backspace", "X") == "dX"
-    assert await note_typed_in_a_burst("abcXYZ", "left", "left", "left", "Q") == "abcQXYZ"
+    note = InOrderTextArea
+    assert await typed_in_a_burst("backspace", "backspace", "X", before="def", box=note()) == "dX"
+    assert await typed_in_a_burst("left", "left", "left", "Q", before="abcXYZ", box=note()) == "abcQXYZ"
 
 
 async def test_the_note_dialog_s_box_is_an_in_order_text_area(make_app):
