@@ -117,7 +117,7 @@ def read(key: tuple, folder: str = CACHE_FOLDER) -> dict[str, Any] | None:
         return None
     file = None
     try:
-        entry = _entry(key, folder)
+        entry = entry_path(key, folder)
         flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)  # a FIFO put there never blocks
         file = os.fdopen(os.open(entry, flags), "rb", buffering=0)
         fields = _checked(file, secret, key)
@@ -216,7 +216,7 @@ def write(key: tuple, fields: dict[str, Any], folder: str = CACHE_FOLDER, kept: 
         return
     papers = fields["papers"]
     try:
-        entry = _entry(key, folder)
+        entry = entry_path(key, folder)
         entry.parent.mkdir(mode=0o700, exist_ok=True)
         descriptor, temporary = tempfile.mkstemp(prefix=".writing-", dir=entry.parent)
         try:
@@ -303,17 +303,13 @@ def _facts_row(facts: Facts, one: dict[str, str]) -> tuple:
     return tuple(row)
 
 
-def entry_path(key: tuple, folder: str = CACHE_FOLDER) -> Path:
-    """Where the entry of `key` is (or would be) written."""
-    return _entry(key, folder)
-
-
 def key_at_hand() -> bool:
     """Whether entries can be sealed (this user's key is there, or was made now)."""
     return _key(create=True) is not None
 
 
-def _entry(key: tuple, folder: str) -> Path:
+def entry_path(key: tuple, folder: str = CACHE_FOLDER) -> Path:
+    """Where the entry of `key` is (or would be) written."""
     files = repr([names for names, _ in key[1]]).encode("utf-8", "surrogatepass")  # new stamps replace the entry
     return paths.cache_dir() / folder / f"{hashlib.sha256(files).hexdigest()[:20]}.bin"
 
