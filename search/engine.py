@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import re
 import threading
-from collections.abc import Callable, Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from search import memory, paths
+from search.corpus.fingerprint import BySource
 from search.corpus.library import list_name
 from search.corpus.loader import Corpus, load_corpus
 from search.errors import UnknownPaper
@@ -58,6 +61,49 @@ def _joined(notes: list[str]) -> str | None:
     return "; ".join(notes) if notes else None
 
 
+GIVE_WAY_SECONDS = 1.5
+"""How long, in all, the index's first open waits for quick searches (see _Foreground)."""
+
+
+class _Foreground:
+    """The quick searches running (the user waits for them), and the background work that gives way
+    to them: the index's first open, which hashes every paper's content (0.35 s of CPU at 100,000
+    papers) just as a cold start's first frame is up and the user types. Two threads of Python
+    share the interpreter, so a scan beside it took half as long again; it now waits while a quick
+    search runs, at most GIVE_WAY_SECONDS in all (the index is what the scan stands in for)."""
+
+    def __init__(self) -> None:
+        self._running = 0
+        self._idle = threading.Condition()
+
+    @contextlib.contextmanager
+    def running(self) -> Iterator[None]:
+        with self._idle:
+            self._running += 1
+        try:
+            yield
+        finally:
+            with self._idle:
+                self._running -= 1
+                if not self._running:
+                    self._idle.notify_all()
+
+    def giver(self, seconds: float = GIVE_WAY_SECONDS) -> Callable[[], None]:
+        """A call that returns when no quick search runs, or once `seconds` of waiting are spent
+        over all its calls."""
+        left = [seconds]
+
+        def give_way() -> None:
+            with self._idle:
+                if not self._running or left[0] <= 0:
+                    return
+                started = time.monotonic()
+                self._idle.wait_for(lambda: not self._running, left[0])
+                left[0] -= time.monotonic() - started
+
+        return give_way
+
+
 class SearchEngine:
     """Papers in memory, an on-disk Whoosh index (rebuilt only when its content changes), queries."""
 
@@ -73,6 +119,11 @@ class SearchEngine:
         self.by_id = by_id
         """Every id a paper can be found by: its own and its aliases."""
         self._cache_dir = cache_dir
+        self._foreground = _Foreground()
+        self._give_way = self._foreground.giver()
+        """Called by the index's first open between chunks of its work (see _Foreground)."""
+        if isinstance(corpus.fingerprints, BySource):  # computed when the index first opens
+            corpus.fingerprints.give_way = self._give_way
         self._index: GuardedIndex[QueryRunner] = GuardedIndex(_runner_of, QueryRunner.close, self._describe_paper)
         """The index, its query runner, and their repair when damaged (search/index/guard.py)."""
         self._unsaved: list[Callable[[], None]] = []
@@ -189,6 +240,8 @@ class SearchEngine:
     ) -> IndexStatus:
         """Open each corpus file's index, building the ones that are missing, stale or damaged."""
         root = (self._cache_dir or paths.cache_dir()) / "index"
+        if not self.ready:
+            self._give_way()  # a quick search already running first
         return self._index.open(root, self.papers, on_progress, cancel, rebuild, self.corpus.fingerprints)
 
     def _describe_paper(self, paper: Paper) -> Description:
@@ -302,7 +355,8 @@ class SearchEngine:
         index is open (a cold start, a list just added): plain words only, ranked by how many a
         paper has (search/query/scan.py). The result's notice says so."""
         text = " ".join(text.split())  # as search() has it, so the interface compares like with like
-        found = scan(self.papers, text, cancel)
+        with self._foreground.running():
+            found = scan(self.papers, text, cancel)
         hits = tuple(Hit(paper_id, score) for paper_id, score in found.ranked[:limit])
         return SearchResult(text, hits, len(found.ranked), notice=QUICK_NOTICE, terms=found.words)
 

@@ -11,18 +11,24 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from search.corpus.kept import abstracts
 from search.models import Paper, tldr_of
 
+GIVE_WAY_EVERY = 1024
+"""Papers hashed between two calls of a `give_way`."""
 
-def fingerprint(papers: Sequence[Paper]) -> str:
+
+def fingerprint(papers: Sequence[Paper], give_way: Callable[[], None] | None = None) -> str:
     """The digest of the papers' indexed content: what the index stores and the result list shows
     (id, abstract, title, venue, authors, keywords, the TL;DR, the code link that decides has_code, whether the
-    title is an added fact), in order."""
+    title is an added fact), in order. `give_way` is called every GIVE_WAY_EVERY papers (it may
+    wait: for work that should come first)."""
     content = hashlib.sha256()
-    for paper, abstract in zip(papers, abstracts(papers)):  # (kept ones read a run at a time)
+    for at, (paper, abstract) in enumerate(zip(papers, abstracts(papers))):  # (kept ones read a run at a time)
+        if give_way is not None and at % GIVE_WAY_EVERY == 0:
+            give_way()
         # Each value ended by a NUL, one update per paper (one per value took a second at 100,000 papers).
         values = [paper.id, abstract, paper.title or "", paper.venue or "", *paper.authors, "\1", *paper.keywords]
         if paper.github:  # decides has_code in the stored rows (a merged paper may take it from another list)
@@ -46,11 +52,13 @@ class BySource(Mapping[str, str]):
         self._papers: Sequence[Paper] | None = papers
         self._found: dict[str, str] = {}
         self._lock = threading.Lock()
+        self.give_way: Callable[[], None] | None = None
+        """Called while computing, every GIVE_WAY_EVERY papers (see fingerprint)."""
 
     def _computed(self) -> dict[str, str]:
         with self._lock:
             if self._papers is not None:
-                self._found, self._papers = by_source(self._papers), None
+                self._found, self._papers = by_source(self._papers, self.give_way), None
             return self._found
 
     def __getitem__(self, source: str) -> str:
@@ -63,9 +71,9 @@ class BySource(Mapping[str, str]):
         return len(self._computed())
 
 
-def by_source(papers: Sequence[Paper]) -> dict[str, str]:
+def by_source(papers: Sequence[Paper], give_way: Callable[[], None] | None = None) -> dict[str, str]:
     """Each corpus file's fingerprint, of its papers in corpus order."""
     groups: dict[str, list[Paper]] = {}
     for paper in papers:
         groups.setdefault(paper.source, []).append(paper)
-    return {source: fingerprint(group) for source, group in groups.items()}
+    return {source: fingerprint(group, give_way) for source, group in groups.items()}

@@ -76,6 +76,12 @@ _RUN_BYTES = 4 << 20
 def abstracts(papers: Sequence, chunk: int = 256) -> Iterator[str]:
     """Each paper's abstract, in order (Paper.abstract's text), the ones kept on disk read a run of
     papers at a time (see KeptAbstracts.texts)."""
+    for texts in abstract_chunks(papers, chunk):
+        yield from texts
+
+
+def abstract_chunks(papers: Sequence, chunk: int = 256) -> Iterator[list[str]]:
+    """The abstracts of papers[0:chunk], papers[chunk:2 * chunk], ..., as `abstracts` reads them."""
     for start in range(0, len(papers), chunk):
         values = [tuple.__getitem__(paper, 1) for paper in papers[start : start + chunk]]
         runs: dict[int, list[int]] = {}
@@ -86,8 +92,10 @@ def abstracts(papers: Sequence, chunk: int = 256) -> Iterator[str]:
         for ats in runs.values():
             kept = values[ats[0]]._abstracts
             read.update(zip(ats, kept.texts([values[at]._index for at in ats])))
-        for at, value in enumerate(values):
-            yield value if value.__class__ is str else read[at] if at in read else str(value)
+        yield [
+            value if value.__class__ is str else read[at] if at in read else str(value)
+            for at, value in enumerate(values)
+        ]
 
 
 class Kept:

@@ -241,7 +241,7 @@ def test_the_fingerprints_are_computed_once_and_after_the_load(isolated_dirs, tm
 
     computed = []
     by_source = fingerprint.by_source
-    monkeypatch.setattr(fingerprint, "by_source", lambda papers: computed.append(1) or by_source(papers))
+    monkeypatch.setattr(fingerprint, "by_source", lambda papers, *rest: computed.append(1) or by_source(papers, *rest))
     lists = [corpus_file(tmp_path, ["Graphs are fun.", "Trees are fun."])]
     engine = SearchEngine.from_paths(lists, save_later=True)
     assert computed == []

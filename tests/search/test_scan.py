@@ -89,3 +89,80 @@ def test_abstracts_kept_on_disk_are_read_a_run_at_a_time_and_scan_alike(isolated
     reads.clear()
     assert list(kept.abstracts(saved)) == [paper.abstract for paper in fresh] and not reads
     assert scan(saved, "graph héat").ranked == scan(fresh, "graph héat").ranked != []
+
+
+def test_a_scan_a_chunk_at_a_time_finds_what_a_paper_at_a_time_does():
+    import re
+
+    from search.query import scan as scan_module
+
+    texts = [
+        "graph",  # a word that is the whole text
+        "a text ending in gr",  # and the next one beginning with `aph`: no `graph` across the two
+        "aph begins this one; İstanbul graphs",  # `İ` lower-cases to two characters: offsets move
+        "subgraph, _graph and 2graph are inside words; (graph) is not",
+        "GRAPH Diffusion",
+        "",
+    ]
+    papers = [
+        paper(f"p{at}", texts[at % len(texts)], texts[(at * 7) % len(texts)] or None)
+        for at in range(2 * scan_module.CHUNK + 3)
+    ]
+
+    def one_at_a_time(words):  # what each paper's score is, by the module's own definition
+        ranked = []
+        for item in papers:
+            title, abstract = (item.title or "").lower(), item.abstract.lower()
+            score = 0.0
+            for word in words:
+                start = re.compile(r"(?<![^\W_])" + re.escape(word))
+                score += 2.0 if start.search(title) else 1.0 if start.search(abstract) else 0.0
+            if score:
+                ranked.append((item.id, score))
+        return sorted(ranked, key=lambda pair: -pair[1])
+
+    for query in ("graph", "aph", "gr", "istanbul graph", "diffusion graph", "i̇stanbul", "subgraph"):
+        found = scan(papers, query)
+        assert found.ranked == one_at_a_time(found.words), query
+    assert scan(papers, "graph").ranked and scan(papers, "aph").ranked  # (something was found)
+
+
+def test_the_index_first_open_waits_while_a_quick_search_runs(tmp_path, monkeypatch):
+    """Hashing every paper's content (the index's first open) gives way to a quick search, which the
+    user is waiting for: the two would share the interpreter."""
+    from search import engine as engine_module
+
+    path = tmp_path / "list.txt"
+    path.write_text("TEST 2024 list\n\nA graph method.\n\nA diffusion method.\n", encoding="utf-8")
+    engine = SearchEngine(load_corpus([path]), cache_dir=tmp_path / "cache")
+    inside, go, order = threading.Event(), threading.Event(), []
+    real_scan = engine_module.scan
+
+    def held_scan(*args):
+        inside.set()
+        go.wait(30)
+        order.append("scanned")
+        return real_scan(*args)
+
+    monkeypatch.setattr(engine_module, "scan", held_scan)
+    searching = threading.Thread(target=engine.quick_search, args=("graph",))
+    searching.start()
+    assert inside.wait(30)
+    hashing = threading.Thread(target=lambda: order.append(dict(engine.corpus.fingerprints) and "hashed"))
+    hashing.start()
+    hashing.join(0.5)
+    waited = hashing.is_alive()  # (however slow the machine: it waits for the scan, up to 1.5 s)
+    go.set()
+    searching.join(30)
+    hashing.join(30)
+    assert waited and order == ["scanned", "hashed"]
+
+
+def test_the_index_gives_way_for_a_bounded_time_only():
+    from search.engine import _Foreground
+
+    foreground = _Foreground()
+    give_way = foreground.giver(0.0)
+    with foreground.running():
+        give_way()  # returns: no time left to wait
+    foreground.giver(30.0)()  # returns at once: no quick search runs
