@@ -20,6 +20,8 @@ KEYS = {
     "fts5_p95_ms",
     "keystroke_p50_ms",
     "keystroke_p95_ms",
+    "keystroke_paint_cpu_ms",
+    "keystroke_layouts",
     "startup_s",
     "textual_floor_s",
     "startup_ratio",
