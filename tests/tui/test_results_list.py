@@ -197,3 +197,22 @@ async def test_rows_of_a_maker_with_the_same_key_are_not_made_again():
         await pilot.pause()
         assert len(made) >= HEIGHT - 1
         assert screen_lines(app)[1] == "p1 title NEW"
+
+
+async def test_a_mark_changed_on_a_paper_not_listed_forgets_its_kept_row():
+    app = ListApp()
+    async with app.run_test(size=(60, HEIGHT)) as pilot:
+        results = app.query_one(ResultsList)
+        ids = [f"p{number}" for number in range(50)]
+        made: list[str] = []
+        make = row_maker()
+        maker = KeyedRows(lambda paper_id, width: made.append(paper_id) or make(paper_id, width), "same")
+        results.show(ids, maker)
+        await pilot.pause()
+        results.show(ids[20:], maker)  # p0 is not listed now
+        await pilot.pause()
+        results.refresh_row("p0")  # (its bookmark changed)
+        made.clear()
+        results.show(ids, maker)
+        await pilot.pause()
+        assert "p0" in made

@@ -329,8 +329,9 @@ class ResultsList(ScrollView, can_focus=True):
 
     def refresh_row(self, paper_id: str) -> None:
         """Draw this paper's row again (a bookmark or read mark changed)."""
+        self.forget_rows()  # (also when not listed: a row kept for a later result would show the old mark)
         if paper_id in self.paper_ids:
-            self.refresh_rows()  # (the rows made are a few screens' worth: made again as they show)
+            self.refresh()  # (the rows made are a few screens' worth: made again as they show)
 
     def refresh_rows(self) -> None:
         """Draw every row again (the theme's colours or the marks changed)."""
