@@ -135,6 +135,7 @@ async def test_every_paper_of_a_big_list_is_reachable_though_only_shown_rows_are
         made = []
         row = app.screen._row
         app.screen._row = lambda paper_id, *args: made.append(paper_id) or row(paper_id, *args)
+        app.screen.query_one(ResultsList).forget_rows()  # (the first screen's rows are kept: made afresh)
         app.screen._show_all()
         await settle(pilot, app)
         results = app.screen.query_one(ResultsList)
@@ -542,3 +543,54 @@ async def test_a_result_of_another_length_keeps_the_scrollbar_right_without_layi
         scrolled, ellipsis = await search("0001")  # two papers: no scrollbar, the rows one scrollbar wider
         assert not scrolled and ellipsis > long_list[1]
         assert await search("graph") == long_list
+
+
+async def test_a_bookmark_made_by_another_instance_shows_when_the_list_is_shown_again(tmp_path):
+    """Rows are kept from one keystroke to the next; marks re-read from the store that changed
+    them are drawn all the same."""
+    store = UserStore()
+    app = ReaderApp(engine_of(tmp_path, long_titles(30)), store=store)
+    async with app.run_test(size=NARROW) as pilot:
+        await settle(pilot, app)
+        assert BOOKMARK_MARKER not in row_line(app, 1)
+        store.add(Bookmark("iclr-0001", None, "headline"))  # as another instance would
+        app.screen._show_all()  # every paper again (as an emptied search box shows them), the marks re-read
+        await settle(pilot, app)
+        assert BOOKMARK_MARKER in row_line(app, 1) and BOOKMARK_MARKER not in row_line(app, 2)
+
+
+async def test_a_status_that_stays_one_line_shows_new_words_without_laying_out_the_screen(tmp_path):
+    """A status line shown (a correction, quick matches...) whose words change while a word is
+    typed on keeps its size: no layout of the screen; one that comes, goes or wraps lays it out."""
+    app = ReaderApp(engine_of(tmp_path, long_titles(30)), store=UserStore())
+    async with app.run_test(size=NARROW) as pilot:
+        await settle(pilot, app)
+        screen = app.screen
+        status = screen.query_one("#status")
+        screen.set_status("Showing results for graph")
+        await settle(pilot, app)
+        layouts: list[object] = []
+        screen.screen_layout_refresh_signal.subscribe(screen, layouts.append)
+        screen.set_status("Showing results for graphs")
+        await settle(pilot, app)
+        assert not layouts
+        assert screen_line(app, status.region.y).strip() == "Showing results for graphs"
+        screen.set_status("words " * 20)  # two lines at 80 columns: laid out
+        await settle(pilot, app)
+        assert layouts and status.region.height == 2
+        layouts.clear()
+        screen.set_status("")
+        await settle(pilot, app)
+        assert layouts and not status.has_class("active")
+
+
+async def test_showing_a_paper_without_a_bookmark_lays_nothing_out_for_the_hidden_bookmark_line(tmp_path):
+    app = ReaderApp(engine_of(tmp_path, long_titles(30)), store=UserStore())
+    async with app.run_test(size=NARROW) as pilot:
+        await settle(pilot, app)
+        reader = app.screen.query_one(ReaderPane)
+        layouts: list[object] = []
+        app.screen.screen_layout_refresh_signal.subscribe(app.screen, layouts.append)
+        reader.show_bookmark(None)
+        await settle(pilot, app)
+        assert not layouts

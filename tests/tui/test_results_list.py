@@ -7,7 +7,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import App, ComposeResult
 
-from tui.widgets.results_list import ResultsList
+from tui.widgets.results_list import KeyedRows, ResultsList
 
 HEIGHT = 10
 
@@ -110,3 +110,109 @@ async def test_after_scrolling_down_a_new_result_is_drawn_from_its_top():
         await drawn_after(app, pilot, ids, row_maker())
         assert results.scroll_y == 0 and results.highlighted == 0
         assert screen_lines(app)[:2] == ["p0 title", "p1 title"]
+
+
+def count_layouts(app: App) -> list[object]:
+    """A list that grows by one with each layout of the screen from now on."""
+    layouts: list[object] = []
+    app.screen.screen_layout_refresh_signal.subscribe(app.screen, layouts.append)
+    return layouts
+
+
+def long_rows(paper_id: str, width: int) -> Text:
+    return Text(f"{paper_id} " + "a long title " * 10, no_wrap=True, overflow="ellipsis", end="")
+
+
+async def test_the_scrollbar_comes_and_goes_in_one_layout_and_the_rows_take_its_width():
+    """When a keystroke's result is longer or shorter than the view, the scrollbar comes or goes:
+    one layout of the screen (8-14 ms), not one with the old scrollbar and a second to place it."""
+    app = ListApp()
+    async with app.run_test(size=(60, HEIGHT)) as pilot:
+        results = app.query_one(ResultsList)
+        ids = [f"p{number}" for number in range(50)]
+        results.show(ids, long_rows)
+        await pilot.pause()
+        await pilot.pause()
+        assert results.show_vertical_scrollbar
+        with_bar = screen_lines(app)[0]
+        for shown, bar in ((ids[:3], False), (ids, True), (ids[:2], False)):
+            layouts = count_layouts(app)
+            results.show(shown, long_rows)
+            for _ in range(4):
+                await pilot.pause()
+            assert len(layouts) == 1, (len(shown), layouts)
+            assert results.show_vertical_scrollbar == bar and results.vertical_scrollbar.display == bar
+            first = screen_lines(app)[0]
+            assert first.endswith("…") and len(first) == (len(with_bar) if bar else 60) and len(with_bar) < 60
+
+
+async def test_a_paper_shown_again_elsewhere_in_the_list_is_not_drawn_again():
+    """A line is kept by what it shows (its row, its style, the width), not by its place: a
+    keystroke that moves the papers on screen down a line draws only the new one."""
+    app = ListApp()
+    async with app.run_test(size=(60, HEIGHT)) as pilot:
+        results = app.query_one(ResultsList)
+        ids = [f"p{number}" for number in range(50)]
+        maker = row_maker()
+        results.show(ids, maker)
+        await pilot.pause()
+        drawn: list[str] = []
+        draw = results._draw
+        results._draw = lambda row, *args: drawn.append(row.plain) or draw(row, *args)  # type: ignore[method-assign]
+        results.show(["new", *ids], maker)
+        await pilot.pause()
+        await pilot.pause()
+        # the new first line, and the two whose selection changed (p0 was highlighted, "new" is)
+        assert sorted(drawn) == ["new title", "p0 title"]
+        assert screen_lines(app)[:3] == ["new title", "p0 title", "p1 title"]
+
+
+async def test_rows_of_a_maker_with_the_same_key_are_not_made_again():
+    """The screen's rows say what they show besides the paper (the words highlighted, ...): the
+    next keystroke's rows with the same key are the ones made already; marks changed forget them."""
+    app = ListApp()
+    async with app.run_test(size=(60, HEIGHT)) as pilot:
+        results = app.query_one(ResultsList)
+        ids = [f"p{number}" for number in range(50)]
+        made: list[str] = []
+
+        def maker(key: object, marked: str = "") -> KeyedRows:
+            make = row_maker(marked)
+            return KeyedRows(lambda paper_id, width: made.append(paper_id) or make(paper_id, width), key)
+
+        results.show(ids, maker(("graph",)))
+        await pilot.pause()
+        assert made
+        made.clear()
+        results.show(ids[1:], maker(("graph",)))
+        await pilot.pause()
+        assert made == [f"p{HEIGHT}"]  # only the paper that came into view
+        results.show(ids, maker(("graphs",)))
+        await pilot.pause()
+        assert len(made) > HEIGHT // 2  # another key: made afresh
+        made.clear()
+        results.forget_rows()
+        results.show(ids, maker(("graphs",), marked="p1"))
+        await pilot.pause()
+        await pilot.pause()
+        assert len(made) >= HEIGHT - 1
+        assert screen_lines(app)[1] == "p1 title NEW"
+
+
+async def test_a_mark_changed_on_a_paper_not_listed_forgets_its_kept_row():
+    app = ListApp()
+    async with app.run_test(size=(60, HEIGHT)) as pilot:
+        results = app.query_one(ResultsList)
+        ids = [f"p{number}" for number in range(50)]
+        made: list[str] = []
+        make = row_maker()
+        maker = KeyedRows(lambda paper_id, width: made.append(paper_id) or make(paper_id, width), "same")
+        results.show(ids, maker)
+        await pilot.pause()
+        results.show(ids[20:], maker)  # p0 is not listed now
+        await pilot.pause()
+        results.refresh_row("p0")  # (its bookmark changed)
+        made.clear()
+        results.show(ids, maker)
+        await pilot.pause()
+        assert "p0" in made

@@ -6,6 +6,7 @@ import dataclasses
 import gc
 from collections.abc import Callable
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on, work
 from textual.actions import SkipAction
@@ -33,6 +34,7 @@ from tui.widgets.footer import KeyBar
 from tui.widgets.header import AppHeader
 from tui.widgets.reader import ReaderPane
 from tui.widgets.results_list import (
+    KeyedRows,
     MakeRow,
     ResultsList,
     RowColors,
@@ -280,6 +282,7 @@ class MainScreen(LibraryActions, DiscoveryActions, MarkedActions):
         self._venue_width = venue_column_width(paper.venue for paper in engine.papers)
         self._rated = any(paper.rating is not None for paper in engine.papers)
         self.query_one(ProgressBar).update(total=None, progress=0)  # no stale percentage while it starts
+        self.query_one(ResultsList).forget_rows()  # rows of the old list's papers and venues
         self._show_all()
         self.set_status(wording.INDEXING)
         self.build_index()
@@ -456,7 +459,10 @@ class MainScreen(LibraryActions, DiscoveryActions, MarkedActions):
         shows: with the papers' citations when the query sorts by them, else their mean rating
         when the loaded lists have ratings."""
         figure = "citations" if split_facets(query)[1].sort == "citations" else "rating" if self._rated else None
-        return lambda paper_id, width: self._row(paper_id, width, terms, figure)
+        # The key: what else a row shows (the marks, the theme and the engine forget the rows made).
+        return KeyedRows(
+            lambda paper_id, width: self._row(paper_id, width, terms, figure), (terms, figure, self.engine.ready)
+        )
 
     def _row(self, paper_id: str, width: int, terms: tuple[str, ...] = (), figure: str | None = None) -> Text:
         # Until the index is open, rows come straight from the corpus (no markup conversion).
@@ -490,7 +496,10 @@ class MainScreen(LibraryActions, DiscoveryActions, MarkedActions):
         if ok and marks is not None:
             # A bookmark made on a paper's other id (the same paper in another list) marks its row.
             canonical = self.engine.canonical
-            self.bookmarked, self.opened = ({canonical(pid) for pid in ids} for ids in marks)
+            bookmarked, opened = ({canonical(pid) for pid in ids} for ids in marks)
+            if (bookmarked, opened) != (self.bookmarked, self.opened):
+                self.query_one(ResultsList).forget_rows()  # the rows made show the marks as they were
+            self.bookmarked, self.opened = bookmarked, opened
 
     def _redraw_row(self, paper_id: str) -> None:
         self.query_one(ResultsList).refresh_row(paper_id)
@@ -498,9 +507,17 @@ class MainScreen(LibraryActions, DiscoveryActions, MarkedActions):
     def set_status(self, text: str) -> None:
         if text == self._status_text:
             return  # an unchanged status must not cost a relayout on every keystroke
-        self._status_text = text
+        old, self._status_text = self._status_text, text
         status = self.query_one("#status", Static)
-        status.update(Text(text))
+        # A status shown that stays one line keeps its size: its new words need no layout of the
+        # screen (8-14 ms, measured, while a corrected word is typed on).
+        width = status.content_size.width
+        one_line = (
+            bool(old)
+            and bool(text)
+            and all("\n" not in words and cell_len(words) <= width for words in (old or "", text))
+        )
+        status.update(Text(text), layout=not one_line)
         status.set_class(bool(text), "active")
 
     # -- selection and reader -----------------------------------------------------------------

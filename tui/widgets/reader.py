@@ -78,6 +78,8 @@ class ReaderPane(VerticalScroll):
         the block growing or shrinking above them scrolls by as much, so `b` at the links does not
         make them jump."""
         line = self.query_one("#bookmark", Static)
+        if bookmark is None and not line.has_class("active"):
+            return  # hidden and staying so: updating it would lay the screen out for nothing
         star = RowColors.for_theme(self.app.current_theme.dark).bookmark
         paper = self.query_one("#paper", Static)
         scrolled, above = self.scroll_y, paper.virtual_region.y

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 
 from rich.segment import Segment
@@ -40,7 +40,32 @@ CACHED_LINES = 1024
 """Lines kept drawn: a few screens' worth, so moving the selection redraws two lines, not all."""
 
 MakeRow = Callable[[str, int], Text]
-"""How a paper's row is made: (paper id, the columns the row has) -> one line of Rich Text."""
+"""How a paper's row is made: (paper id, the columns the row has) -> one line of Rich Text. A maker
+with a `key` attribute (hashable) makes the same row for a paper and a width as any earlier maker
+with an equal key, so the rows it made are used again (the marks and the theme are not in it:
+`forget_rows` when they change); one without makes its own."""
+
+
+class KeyedRows:
+    """A MakeRow with a key: what, besides the paper and the width, its rows show (the words
+    highlighted, the figure column...). Rows made for one keystroke's results are used again for
+    the next one's when its key is equal."""
+
+    def __init__(self, make_row: MakeRow, key: Hashable) -> None:
+        self.make_row = make_row
+        self.key = key
+
+    def __call__(self, paper_id: str, width: int) -> Text:
+        return self.make_row(paper_id, width)
+
+
+def _start(maker: tuple[int, MakeRow, object]) -> int:
+    return maker[0]
+
+
+def _row_key(make_row: MakeRow) -> object:
+    key = getattr(make_row, "key", None)
+    return object() if key is None else key
 
 
 @dataclass(frozen=True)
@@ -231,13 +256,18 @@ class ResultsList(ScrollView, can_focus=True):
         self.more = False
         """More papers match than are listed (set with each list)."""
         self._asked = False
-        self._makers: list[tuple[int, MakeRow]] = []
-        """(first index, how its rows are made) for each run of paper_ids given to show or extend."""
-        self._rows: LRUCache[tuple[str, int], Text] = LRUCache(CACHED_LINES)
-        """(paper id, width) -> its row."""
-        self._lines: LRUCache[tuple[int, str, object, int], Strip] = LRUCache(CACHED_LINES)
-        """(index, paper id, style, width) -> its drawn line."""
+        self._makers: list[tuple[int, MakeRow, object]] = []
+        """(first index, how its rows are made, their key) for each run of paper_ids given to show or
+        extend."""
+        self._rows: LRUCache[tuple[object, str, int], Text] = LRUCache(CACHED_LINES)
+        """(its maker's key, paper id, width) -> its row."""
+        self._lines: LRUCache[tuple, Strip] = LRUCache(CACHED_LINES)
+        """What a line shows (its row's text, spans and style, the line's style, the width) -> the line
+        drawn: a paper listed again for the next keystroke, at another place or with other words
+        highlighted elsewhere in the list, is not drawn again."""
         self._hover: int | None = None
+        self._forgotten = False
+        """The rows were forgotten since the last show: the next one draws every line."""
 
     # -- the model ----------------------------------------------------------------------------
 
@@ -248,11 +278,11 @@ class ResultsList(ScrollView, can_focus=True):
         Only the lines that show something else are drawn again: while a word is typed, the
         papers on screen often stay where they were (a keystroke's repaint was a third of its
         cost, the list's lines most of it)."""
-        before = self._on_screen()
+        before = None if self._forgotten else self._on_screen()
+        self._forgotten = False
         self.paper_ids = list(paper_ids)
         self._asked = True  # (nothing is asked for while the view moves to the top of the new list)
-        self._makers = [(0, make_row)]
-        self._forget_rows()
+        self._makers = [(0, make_row, _row_key(make_row))]
         self._highlighted = 0 if self.paper_ids else None
         self._hover = None
         self.scroll_to(y=0, animate=False, immediate=True)
@@ -262,9 +292,13 @@ class ResultsList(ScrollView, can_focus=True):
         if after is None or len(after) != len(before):  # type: ignore[arg-type]
             self.refresh()
             return
-        for y, (old, new) in enumerate(zip(before, after)):  # type: ignore[arg-type]
-            if old != new:
-                self.refresh_line(y)
+        # One refresh for each run of changed lines, not one a line.
+        changed = [y for y, (old, new) in enumerate(zip(before, after)) if old != new]  # type: ignore[arg-type]
+        start = 0
+        for end, y in enumerate(changed, 1):
+            if end == len(changed) or changed[end] != y + 1:
+                self.refresh_lines(changed[start], y - changed[start] + 1)
+                start = end
 
     def _on_screen(self) -> list[tuple] | None:
         """What each line of the view shows, from the top of the list (a paper's id, its row and
@@ -287,7 +321,7 @@ class ResultsList(ScrollView, can_focus=True):
     def extend(self, paper_ids: list[str], make_row: MakeRow, more: bool = False) -> None:
         """List these papers after the ones listed; the selection stays where it is."""
         if paper_ids:
-            self._makers.append((len(self.paper_ids), make_row))
+            self._makers.append((len(self.paper_ids), make_row, _row_key(make_row)))
             self.paper_ids.extend(paper_ids)
         self.more, self._asked = more, False
         self._length_changed()
@@ -295,17 +329,21 @@ class ResultsList(ScrollView, can_focus=True):
 
     def refresh_row(self, paper_id: str) -> None:
         """Draw this paper's row again (a bookmark or read mark changed)."""
+        self.forget_rows()  # (also when not listed: a row kept for a later result would show the old mark)
         if paper_id in self.paper_ids:
-            self.refresh_rows()  # (the rows made are a few screens' worth: made again as they show)
+            self.refresh()  # (the rows made are a few screens' worth: made again as they show)
 
     def refresh_rows(self) -> None:
-        """Draw every row again (the theme's colours changed)."""
-        self._forget_rows()
+        """Draw every row again (the theme's colours or the marks changed)."""
+        self.forget_rows()
         self.refresh()
 
-    def _forget_rows(self) -> None:
+    def forget_rows(self) -> None:
+        """Forget the rows made (what they show changed: a mark, the theme, the list's papers), without
+        drawing them again yet: the next `show` or refresh makes them afresh."""
         self._rows.clear()
         self._lines.clear()
+        self._forgotten = True  # what the screen shows is not what the rows made now would show
 
     @property
     def highlighted(self) -> int | None:
@@ -355,8 +393,18 @@ class ResultsList(ScrollView, can_focus=True):
             return False
         height = self.scrollable_content_region.height
         scrollbar = self.show_vertical_scrollbar
-        if not self.is_mounted or not height or scrollbar != (size.height > height):
-            self.virtual_size = size  # a layout: the scrollbar comes or goes, or the list has no size yet
+        if not self.is_mounted or not height:
+            self.virtual_size = size  # a layout: the list has no size yet
+            return True
+        if scrollbar != (size.height > height):
+            # The scrollbar comes or goes: one layout. Set plainly, the new size would lay the screen
+            # out with the old scrollbar, find it must come or go, and lay it out again (two layouts
+            # of 8-14 ms each on a word's first letters, measured); said here, the one layout places
+            # it and finds nothing more to change (test_scrollbar_comes_and_goes_in_one_layout).
+            self.set_reactive(ResultsList.virtual_size, size)
+            self.show_vertical_scrollbar = not scrollbar
+            self.vertical_scrollbar.display = not scrollbar
+            self.refresh(layout=True)
             return True
         self.set_reactive(ResultsList.virtual_size, size)
         if scrollbar:
@@ -456,12 +504,11 @@ class ResultsList(ScrollView, can_focus=True):
             style = self.get_visual_style("results-list--row", "results-list--hover")
         else:
             style = self.get_visual_style("results-list--row")
-        paper_id = self.paper_ids[index]
-        key = (index, paper_id, style, width)
+        row = self._row(index, self.paper_ids[index], width)
+        key = (row.plain, tuple(row.spans), row.style, style, width)
         line = self._lines.get(key)
         if line is None:
-            line = self._draw(self._row(index, paper_id, width), style.rich_style, width)
-            self._lines[key] = line
+            line = self._lines[key] = self._draw(row, style.rich_style, width)
         return line
 
     def row(self, index: int) -> Text:
@@ -469,11 +516,12 @@ class ResultsList(ScrollView, can_focus=True):
         return self._row(index, self.paper_ids[index], self.scrollable_content_region.width)
 
     def _row(self, index: int, paper_id: str, width: int) -> Text:
-        row = self._rows.get((paper_id, width))
+        makers = self._makers
+        _, make_row, maker_key = makers[bisect_right(makers, index, key=_start) - 1]
+        key = (maker_key, paper_id, width)
+        row = self._rows.get(key)
         if row is None:
-            starts = [start for start, _ in self._makers]
-            make_row = self._makers[bisect_right(starts, index) - 1][1]
-            row = self._rows[(paper_id, width)] = make_row(paper_id, width)
+            row = self._rows[key] = make_row(paper_id, width)
         return row
 
     def _draw(self, row: Text, base: Style, width: int) -> Strip:
