@@ -14,6 +14,7 @@ from textual.screen import Screen
 
 from search import ReaderError, SearchEngine, UserStore
 from tui import collector
+from tui.key_order import KeysInTurn
 from tui.preferences import Preferences
 from tui.preferences import load as load_preferences
 from tui.preferences import save as save_preferences
@@ -60,6 +61,8 @@ class ReaderApp(App[int]):
         self.guide = guide and not preferences.guide_seen
         self._collector = collector.IdleCollector()
         self._saving_started = False
+        self._keys = KeysInTurn(self, super().on_event)
+        """Each key goes where the key before it sent the focus, also in a burst (tui/key_order.py)."""
 
     def on_mount(self) -> None:
         self._collector.start()
@@ -107,7 +110,10 @@ class ReaderApp(App[int]):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.InputEvent):
             self._collector.input()  # the collector's full passes wait for a pause in the typing
-        await super().on_event(event)
+        if isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded:
+            await self._keys.arrived(event)
+        else:
+            await super().on_event(event)
 
     def update_preferences(self, **changes: Any) -> None:
         """Change preferences (keyword arguments named as Preferences' fields) and save them for the

@@ -18,7 +18,7 @@ from tui.widgets.search_box import SearchBox
 
 TUI = Path(__file__).resolve().parents[2] / "tui"
 
-CHARACTER_KEYS = {" ": "space", ":": "colon"}
+CHARACTER_KEYS = {" ": "space", ":": "colon", "/": "slash", "?": "question_mark"}
 CONTROL_CHARACTERS = {"ctrl+u": "\x15", "backspace": "\x7f"}
 
 
