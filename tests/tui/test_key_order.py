@@ -12,6 +12,7 @@ from tui.screens.choosers import NameDialog
 from tui.screens.dialogs import TagsDialog
 from tui.screens.help import HelpScreen
 from tui.screens.main import MainScreen
+from tui.widgets.reader import ReaderPane
 from tui.widgets.results_list import ResultsList
 from tui.widgets.search_box import SearchBox
 
@@ -95,3 +96,18 @@ async def test_keys_one_at_a_time_are_not_held(make_app):
         await settle(pilot, app)
         assert app.screen.query_one(SearchBox).value == "ab"
         assert app._keys.holding == 0
+
+
+async def test_keys_after_enter_go_to_the_paper_opened_not_the_list(make_app):
+    """enter opens the highlighted paper in the reader: j after it scrolls the paper, the list's
+    selection stays on the paper opened."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("tab")
+        results = app.screen.query_one(ResultsList)
+        opened = results.current_id
+        burst(app, "enter", "j", "j")
+        await settle(pilot, app)
+        assert isinstance(app.focused, ReaderPane)
+        assert results.current_id == opened
