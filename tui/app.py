@@ -123,6 +123,11 @@ class ReaderApp(App[int]):
         else:
             await super().on_event(event)
 
+    @property
+    def keys_pending(self) -> bool:
+        """Whether a key read is still on its way to where it acts (KeysInTurn)."""
+        return self._keys.pending
+
     def update_preferences(self, **changes: Any) -> None:
         """Change preferences (keyword arguments named as Preferences' fields) and save them for the
         next start. A failure to save is a notice, never an error: the change holds until quitting."""

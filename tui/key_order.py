@@ -11,6 +11,7 @@ from textual import events
 from textual.app import App, ScreenStackError, UnknownModeError
 from textual.message_pump import MessagePump
 from textual.widget import Widget
+from textual.widgets import Input, TextArea
 
 SETTLE_ROUNDS = 4
 """At most this many rounds through the screen's queue and the app's after a key, waiting for the
@@ -43,12 +44,29 @@ class KeysInTurn:
         """How many keys wait for the one before them."""
         return len(self._held)
 
+    @property
+    def pending(self) -> bool:
+        """Whether a key is still on its way (or held): tests wait for this, not for time."""
+        return self._busy or bool(self._held)
+
     async def arrived(self, event: events.Key | events.Paste) -> None:
         """The app read a key: send it now, or when the keys before it are done."""
         if self._busy:
             self._held.append(event)
+        elif self._typed_in_place(event):
+            await self._send(event)  # nothing to wait for after it: the next key may follow at once
         else:
             await self._dispatch(event)
+
+    def _typed_in_place(self, event: events.Key | events.Paste) -> bool:
+        """A character typed (or text pasted) into the focused text box: the box takes it and stops
+        it, so it moves no focus and opens no screen, and the key after it needs no wait. (No
+        character is a priority binding here, which the app would run before the box: a test
+        holds that.) Typing a burst into the search box thus costs what it did: each key waiting
+        for the one before would repaint the list after every character."""
+        if isinstance(event, events.Key) and not event.is_printable:
+            return False
+        return isinstance(self._app.focused, (Input, TextArea))
 
     async def _dispatch(self, event: events.Event) -> None:
         self._busy = True

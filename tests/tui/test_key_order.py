@@ -111,3 +111,21 @@ async def test_keys_after_enter_go_to_the_paper_opened_not_the_list(make_app):
         await settle(pilot, app)
         assert isinstance(app.focused, ReaderPane)
         assert results.current_id == opened
+
+
+def test_no_character_is_a_priority_binding():
+    """KeysInTurn sends a character typed into a text box at once (the box takes it): a priority
+    binding on a character would run in the app before the box and could move the focus."""
+    import re
+    from pathlib import Path
+
+    from textual.app import App
+
+    tui = Path(__file__).resolve().parents[2] / "tui"
+    bound = [
+        match.group(1)
+        for path in tui.rglob("*.py")
+        for match in re.finditer(r'Binding\(\s*"([^"]+)"[^)]*priority=True', path.read_text(encoding="utf-8"))
+    ]
+    bound += [binding.key for binding in App.BINDINGS if getattr(binding, "priority", False)]
+    assert bound and all(len(key) > 1 and key not in {"space"} for keys in bound for key in keys.split(",")), bound
