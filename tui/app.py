@@ -16,7 +16,7 @@ from textual.screen import Screen
 
 from search import ReaderError, SearchEngine, UserStore, paths, shown
 from tui import collector
-from tui.key_order import KeysInTurn
+from tui.key_order import STUCK_SECONDS, KeysInTurn
 from tui.preferences import Preferences
 from tui.preferences import load as load_preferences
 from tui.preferences import save as save_preferences
@@ -73,6 +73,7 @@ class ReaderApp(App[int]):
     def on_mount(self) -> None:
         self._collector.start()
         self.set_interval(collector.IDLE / 2, self._when_idle)
+        self.set_interval(STUCK_SECONDS / 2, self._keys.check_stuck)
         if self.preferences.theme in self.available_themes:
             self.theme = self.preferences.theme
         self.push_screen(

@@ -3,6 +3,7 @@ when keys arrive in a burst."""
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -13,6 +14,8 @@ from textual.message_pump import MessagePump
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
+STUCK_SECONDS = 2.0
+"""A key on its way longer than this (its callback lost) no longer holds the keys behind it."""
 SETTLE_ROUNDS = 4
 """At most this many rounds through the screen's queue and the app's after a key, waiting for the
 focus and the screen to stop changing (one round when the key changed neither)."""
@@ -30,7 +33,8 @@ class KeysInTurn:
     the key before it through the same queues (each queue runs its messages in order, so the
     callback arrives after the key), then after rounds through the screen's queue and the app's
     until the screen and the focus are the same two rounds running: a `focus()` is a callback on the
-    app's queue, a pushed screen mounts and focuses its box in its own. Nothing here waits on time."""
+    app's queue, a pushed screen mounts and focuses its box in its own. Nothing here waits on time
+(but the safety net, check_stuck)."""
 
     def __init__(self, app: App[Any], send: Callable[[events.Event], Awaitable[None]]) -> None:
         """`send`: Textual's own handling of a key the app has read (App.on_event)."""
@@ -38,6 +42,10 @@ class KeysInTurn:
         self._send = send
         self._held: deque[events.Event] = deque()
         self._busy = False
+        self._turn = 0
+        """Which key is on its way: callbacks following an earlier one do nothing."""
+        self._since = 0.0
+        """When the key on its way was sent (check_stuck)."""
 
     @property
     def holding(self) -> int:
@@ -70,18 +78,20 @@ class KeysInTurn:
 
     async def _dispatch(self, event: events.Event) -> None:
         self._busy = True
+        self._turn += 1
+        self._since = time.monotonic()
         app = self._app
         try:
             target: MessagePump = app.focused or app.screen
         except (ScreenStackError, UnknownModeError):  # no screen yet (or any more)
             target = app
         await self._send(event)
-        self._follow(target)
+        self._follow(target, self._turn)
 
-    def _follow(self, node: MessagePump) -> None:
+    def _follow(self, node: MessagePump, turn: int) -> None:
         """Let the key (sent to `node`'s queue or bubbling through it) go through `node`'s queue,
         then its parent's."""
-        while not node.call_later(self._passed, node):
+        while not node.call_later(self._passed, node, turn):
             if node is self._app:  # the app is closing: no key will be handled any more
                 return
             node = self._up(node)
@@ -90,14 +100,18 @@ class KeysInTurn:
         parent = node.parent if isinstance(node, Widget) else None
         return parent if isinstance(parent, MessagePump) else self._app
 
-    async def _passed(self, node: MessagePump) -> None:
+    async def _passed(self, node: MessagePump, turn: int) -> None:
+        if turn != self._turn:
+            return  # a key given up on (check_stuck): the keys after it went on without it
         if node is self._app:
-            await self._settle(None, 0)
+            await self._settle(None, 0, turn)
         else:
-            self._follow(self._up(node))
+            self._follow(self._up(node), turn)
 
-    async def _settle(self, seen: tuple[object, object] | None, rounds: int) -> None:
+    async def _settle(self, seen: tuple[object, object] | None, rounds: int, turn: int) -> None:
         """Runs in the app's queue: send the next key once the screen and focus stay put."""
+        if turn != self._turn:
+            return
         app = self._app
         try:
             now: tuple[object, object] = (app.screen, app.focused)
@@ -107,12 +121,25 @@ class KeysInTurn:
             screen = now[0]
 
             def back_to_the_app() -> None:
-                app.call_later(self._settle, now, rounds + 1)
+                app.call_later(self._settle, now, rounds + 1, turn)
 
             if not (isinstance(screen, MessagePump) and screen.call_later(back_to_the_app)):
                 back_to_the_app()
             return
+        await self._next()
+
+    async def _next(self) -> None:
         if self._held:
             await self._dispatch(self._held.popleft())
         else:
             self._busy = False
+
+    async def check_stuck(self, now: float | None = None) -> None:
+        """A safety net, never the way keys go: if the key on its way has not arrived after
+        STUCK_SECONDS (a widget's queue dropped the callback following it), the keys held behind
+        it go on without waiting for it, rather than the keyboard going dead. The app calls this
+        on an interval."""
+        now = time.monotonic() if now is None else now
+        if self._busy and now - self._since > STUCK_SECONDS:
+            self._turn += 1  # the lost key's callbacks, should they come after all, do nothing
+            await self._next()

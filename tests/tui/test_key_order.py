@@ -4,6 +4,8 @@ queued before the app handles its first key, so nothing here depends on timing."
 
 from __future__ import annotations
 
+import asyncio
+
 from textual.widgets import Input
 
 from tests.tui.conftest import settle
@@ -129,3 +131,24 @@ def test_no_character_is_a_priority_binding():
     ]
     bound += [binding.key for binding in App.BINDINGS if getattr(binding, "priority", False)]
     assert bound and all(len(key) > 1 and key not in {"space"} for keys in bound for key in keys.split(",")), bound
+
+
+async def test_a_key_whose_way_is_lost_does_not_hold_the_keyboard_for_good(make_app):
+    """The safety net: were the callback following a key dropped, the keys behind it would wait
+    for ever; check_stuck (on a 1 s interval in the app, called here with a late clock) lets them go."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("tab")
+        results = app.screen.query_one(ResultsList)
+        results.call_later = lambda *args, **kwargs: True  # the callback is "queued", and never runs
+        burst(app, "j", "/", *"ok")
+        read = asyncio.Event()
+        app.call_later(read.set)
+        await read.wait()
+        assert app.keys_pending and app._keys.holding == 3
+        del results.call_later
+        app.call_later(app._keys.check_stuck, float("inf"))
+        await settle(pilot, app)
+        assert not app.keys_pending
+        assert app.screen.query_one(SearchBox).value == "ok"
