@@ -33,7 +33,7 @@ from search.query.runner import QueryRunner
 from search.query.scan import scan
 from search.query.stats import Stats
 from search.query.stats import compute as compute_stats
-from search.text.describe import Description, describe, quick_headline
+from search.text.describe import Description, describe, quick_has_code, quick_headline
 
 __all__ = ["IndexStatus", "Row", "SearchEngine", "UnknownPaper"]
 
@@ -227,7 +227,7 @@ class SearchEngine:
         if stored is not None:
             return Row(*stored)
         paper = self.paper(paper_id)
-        return Row(None, quick_headline(paper), bool(paper.github))
+        return Row(None, quick_headline(paper), quick_has_code(paper))
 
     # -- index --------------------------------------------------------------------------------
 

@@ -3,8 +3,10 @@ the constructor."""
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Iterable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from textual import events, work
@@ -12,8 +14,9 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from search import ReaderError, SearchEngine, UserStore
+from search import ReaderError, SearchEngine, UserStore, paths, shown
 from tui import collector
+from tui.key_order import STUCK_SECONDS, KeysInTurn
 from tui.preferences import Preferences
 from tui.preferences import load as load_preferences
 from tui.preferences import save as save_preferences
@@ -41,15 +44,19 @@ class ReaderApp(App[int]):
         store_problem: str | None = None,
         preferences: Preferences | None = None,
         guide: bool = False,
+        cache_problem: str | None = None,
     ) -> None:
         """`preferences`: None reads them from config.toml (tests pass their own). `guide`: show the
-        first-run guide unless it was dismissed before (the program does; tests ask for it)."""
+        first-run guide unless it was dismissed before (the program does; tests ask for it).
+        `cache_problem`: why the cache folder cannot be written (`cache_problem()`), told once."""
         super().__init__()
         self.engine = engine
         self.store = store
         self.store_access = StoreAccess(store, store_problem)
         """The store, or why bookmarks are unavailable (told when the user tries to use them)."""
         self.initial_query = query
+        self.cache_problem = cache_problem
+        """Why the index and parsed lists live in memory only (the cache folder cannot be written), or None."""
         self._preferences_notice: str | None = None
         self._told_not_saved = False
         if preferences is None:
@@ -60,10 +67,13 @@ class ReaderApp(App[int]):
         self.guide = guide and not preferences.guide_seen
         self._collector = collector.IdleCollector()
         self._saving_started = False
+        self._keys = KeysInTurn(self, super().on_event)
+        """Each key goes where the key before it sent the focus, also in a burst (tui/key_order.py)."""
 
     def on_mount(self) -> None:
         self._collector.start()
         self.set_interval(collector.IDLE / 2, self._when_idle)
+        self.set_interval(STUCK_SECONDS / 2, self._keys.check_stuck)
         if self.preferences.theme in self.available_themes:
             self.theme = self.preferences.theme
         self.push_screen(
@@ -84,6 +94,8 @@ class ReaderApp(App[int]):
             )
         elif self.store is not None and self.store.notice:
             self.notify(self.store.notice, title="Bookmarks", severity="warning", timeout=15, markup=False)
+        if self.cache_problem:
+            self.notify(self.cache_problem, title="Cache not writable", severity="warning", timeout=15, markup=False)
         for problem in self.engine.corpus.problems:
             self.notify(f"Left out: {problem}", title="List not loaded", severity="warning", timeout=15, markup=False)
 
@@ -107,7 +119,15 @@ class ReaderApp(App[int]):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.InputEvent):
             self._collector.input()  # the collector's full passes wait for a pause in the typing
-        await super().on_event(event)
+        if isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded:
+            await self._keys.arrived(event)
+        else:
+            await super().on_event(event)
+
+    @property
+    def keys_pending(self) -> bool:
+        """Whether a key read is still on its way to where it acts (KeysInTurn)."""
+        return self._keys.pending
 
     def update_preferences(self, **changes: Any) -> None:
         """Change preferences (keyword arguments named as Preferences' fields) and save them for the
@@ -251,10 +271,33 @@ def _literal(text: str) -> str:
     return text.replace("[", "\\[")
 
 
+def cache_problem(folder: Path) -> str | None:
+    """Why nothing can be saved in the cache folder (the index, the parsed lists), or None: the app
+    then works from memory, building the index again at each start, and says so once (a command
+    says so on stderr when it builds the index)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as error:
+        return (
+            f"Cannot write {shown(folder)} ({error.strerror or error}): the index and the lists are kept "
+            "in memory, built again at each start."
+        )
+    return None
+
+
 def run_app(engine: SearchEngine, query: str | None = None) -> int:
     """Run the app until the user quits; the terminal is restored even after an error."""
     access = StoreAccess.open()
-    app = ReaderApp(engine, store=access.store, query=query, store_problem=access.problem, guide=True)
+    app = ReaderApp(
+        engine,
+        store=access.store,
+        query=query,
+        store_problem=access.problem,
+        guide=True,
+        cache_problem=cache_problem(paths.cache_dir()),
+    )
     try:
         app.run()
     finally:

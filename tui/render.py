@@ -8,6 +8,7 @@ from rich.style import Style
 from rich.text import Text
 
 from search import Bookmark, Description, Link, Paper, Rendered, shown, term_ranges
+from tui.wording import counted
 
 SPAN_STYLES = {
     "bold": Style(bold=True),
@@ -176,9 +177,9 @@ def facts_lines(paper: Paper, links: tuple[Link, ...] = ()) -> list[tuple[str, s
                 pairs = ", ".join(
                     f"{score}/{_number(sure)}" for score, sure in zip(scores, facts.confidences, strict=True)
                 )
-                value += f" · {len(scores)} reviews, score/confidence: {pairs}"
+                value += f" · {counted(len(scores), 'review')}, score/confidence: {pairs}"
             else:
-                value += f" · {len(scores)} reviews: {', '.join(scores)}"
+                value += f" · {counted(len(scores), 'review')}: {', '.join(scores)}"
         rows.append(("Rating", value))
     if paper.citations is not None:
         value = f"{paper.citations:,} (Google Scholar)"

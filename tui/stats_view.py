@@ -8,6 +8,7 @@ from rich.style import Style
 from rich.text import Text
 
 from search import Stats
+from tui.wording import counted
 
 EIGHTHS = " ▏▎▍▌▋▊▉"
 FULL = "█"
@@ -34,7 +35,7 @@ def stats_text(stats: Stats, width: int = 80, scope: str = "") -> Text:
     a query)."""
     out = Text()
     room = max(8, width - LABEL_WIDTH - 14)
-    out.append(f"{stats.papers:,} papers", style=HEADING)
+    out.append(counted(stats.papers, "paper"), style=HEADING)
     out.append(f" · {stats.rated:,} with review ratings" + (f" · {scope}" if scope else "") + "\n")
     if not stats.papers:  # headings over nothing would read as a drawing that failed
         out.append("Nothing to count: no paper matches." if scope.startswith("query") else "No paper is loaded.")
@@ -86,7 +87,8 @@ def stats_text(stats: Stats, width: int = 80, scope: str = "") -> Text:
         # take a third of an 80-column line; the decisions' names are short.
         label = min(LABEL_WIDTH - 2, max(len(entry.decision) for entry in stats.citations))
         figures = [
-            f" {entry.median:,.0f}  ({entry.papers:,} papers, mean {entry.mean:,.1f})" for entry in stats.citations
+            f" {entry.median:,.0f}  ({counted(entry.papers, 'paper')}, mean {entry.mean:,.1f})"
+            for entry in stats.citations
         ]
         cited_room = min(room, width - 2 - label - 1 - max(map(len, figures)))
         for entry, said in zip(stats.citations, figures, strict=True):

@@ -232,9 +232,9 @@ def download_status(spec: str, done: int, total: int | None, unit: str) -> str:
     if unit == "bytes":
         amount = f"{done / 1e6:.1f} of {total / 1e6:.1f} MB" if total else f"{done / 1e6:.1f} MB"
     elif unit == "forums":
-        amount = f"reviews of {done:,} of {total:,} papers" if total else f"reviews of {done:,} papers"
+        amount = f"reviews of {done:,} of {total:,} papers" if total else f"reviews of {counted(done, 'paper')}"
     else:
-        amount = f"{done:,} of {total:,} papers" if total else f"{done:,} papers"
+        amount = f"{done:,} of {total:,} papers" if total else counted(done, "paper")
     return f"Getting {shown(spec)}: {amount}…"
 
 

@@ -43,6 +43,17 @@ def describe(paper: Paper) -> Description:
     return Description(paper, rendered, name, headline(paper, rendered.text, name), paper_links(paper, rendered, name))
 
 
+_CODE_URL = re.compile(r"(?<![\w.@-])(?:https?://)?(?:www\.)?(?:github\.com|gitlab\.com|bitbucket\.org)/[\w.-]+", re.I)
+"""A repository named in the raw abstract, as the converted one's links find it (search/text/links.py)."""
+
+
+def quick_has_code(paper: Paper) -> bool:
+    """Whether the paper has code (the list's link, or a repository its abstract names), without
+    converting the markup: what Description.has_code says for all but a handful of papers in the
+    real lists, for the rows shown before the index has stored each paper's row."""
+    return bool(paper.github) or _CODE_URL.search(paper.abstract) is not None
+
+
 def quick_headline(paper: Paper) -> str:
     """A headline without markup conversion, for the moments before the index has stored the real one."""
     return paper.title or cut(" ".join(sanitize(paper.abstract).split()), HEADLINE_CHARS)

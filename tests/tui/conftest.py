@@ -29,6 +29,17 @@ def one_fast(values, fast=None) -> list:
     return [value if value == fast else pytest.param(value, marks=pytest.mark.slow) for value in values]
 
 
+async def keys_done(pilot, app) -> None:
+    """Wait until every key sent (a burst queued at once) has reached where it acts: the app holds
+    each key until the one before it has (tui/key_order.py), so a burst ends later than it is sent."""
+    read = asyncio.Event()
+    app.call_later(read.set)  # queued behind the keys: once it runs, the app has read them all
+    await read.wait()
+    while getattr(app, "keys_pending", False):
+        await asyncio.sleep(0.005)
+    await pilot.pause()
+
+
 async def settle(pilot, app) -> None:
     """Wait until the workers (index, downloads) and the search session have finished, their
     messages are handled and the reader has caught up with typing. Cancellations the app makes on
@@ -40,6 +51,7 @@ async def settle(pilot, app) -> None:
     also check every widget's queue and the screen's refresh each 5-10 ms (a tenth of the app tests'
     CPU); one pause after them handles what they finished with."""
     for _ in range(3):
+        await keys_done(pilot, app)
         with contextlib.suppress(WorkerCancelled):
             await app.workers.wait_for_complete()
         sessions = [screen.session for screen in app.screen_stack if hasattr(screen, "session")]

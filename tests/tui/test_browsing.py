@@ -594,3 +594,53 @@ async def test_showing_a_paper_without_a_bookmark_lays_nothing_out_for_the_hidde
         reader.show_bookmark(None)
         await settle(pilot, app)
         assert not layouts
+
+
+async def test_quick_match_rows_mark_code_and_rating_as_ranked_rows_do(tmp_path, monkeypatch):
+    """Rows shown while the index builds carry the code mark (◆) of a repository the abstract
+    names, the bookmark star and the rating, as the rows of ranked results do."""
+    from tui.widgets.results_list import CODE_MARKER
+
+    records = [
+        {
+            "id": f"p{n}",
+            "title": f"Graph paper {n}",
+            "abstract": f"We study graph learning {n}."
+            + (" Code: https://github.com/someone/graph" if n % 2 else "")
+            + (" See http://gitlab.com/group/repo for data." if n == 2 else ""),
+            "venue": "ICLR 2018",
+            "rating": "6;7",
+        }
+        for n in range(6)
+    ]
+    engine = SearchEngine(load_corpus([write_list(tmp_path / "l.json", records)]), cache_dir=tmp_path / "c")
+    release = threading.Event()
+    build = engine.ensure_index
+
+    def slow_build(*args, **kwargs):
+        kwargs["on_progress"](1, 6)
+        release.wait(10)
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "ensure_index", slow_build)
+    store = UserStore(tmp_path / "store.db")
+    store.add(Bookmark(paper_id="p1", headline="Graph paper 1"))
+    app = ReaderApp(engine, store=store)
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.pause()
+        await pilot.press(*"graph")
+        screen = app.screen
+        for _ in range(100):  # the quick search's thread (the build waits for the test)
+            if screen.result is not None:
+                break
+            await pilot.pause(0.05)
+        assert not engine.ready and screen.result.notice == QUICK_NOTICE
+        ids = sorted(hit.paper_id for hit in screen.result.hits)
+        quick = {paper_id: str(screen._row(paper_id, 100, (), "rating")) for paper_id in ids}
+        release.set()
+        await settle(pilot, app)
+        assert engine.ready
+        ranked = {paper_id: str(screen._row(paper_id, 100, (), "rating")) for paper_id in ids}
+    assert quick == ranked
+    assert [paper_id for paper_id in ids if CODE_MARKER in quick[paper_id]] == ["p1", "p2", "p3", "p5"]
+    assert BOOKMARK_MARKER in quick["p1"] and all("6.5" in row for row in quick.values())

@@ -292,3 +292,22 @@ def test_search_prints_what_orders_the_hits_never_a_made_up_score(capsys, tmp_pa
     assert all(float(line.split()[1]) > 0 for line in out.splitlines()[1:])  # words: their score
     _, out, _ = run(capsys, *corpus, "search", "rating:>=1", "--json")
     assert [hit["score"] for hit in json.loads(out)["hits"]] == [None, None]
+
+
+@pytest.mark.parametrize(
+    "argv, said",
+    [
+        (["search"], "search: the following arguments are required: query (see `iclr-reader search --help`)"),
+        (["search", "x", "--limit"], "search: argument --limit: expected one argument"),
+        (["nosuchcommand"], "invalid choice: 'nosuchcommand'"),
+        (["bookmarks", "nosuch"], "bookmarks: argument ACTION: invalid choice"),
+        (["search", "x", "--bogus"], "unrecognized arguments: --bogus (see `iclr-reader --help`)"),
+    ],
+)
+def test_a_mistyped_command_is_one_line_with_exit_code_2(capsys, argv, said):
+    """argparse printed its usage above the error: 2-4 lines where one says it."""
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    out, err = capsys.readouterr()
+    assert exit_.value.code == 2 and out == ""
+    assert err.startswith("iclr-reader: error: ") and said in err and err.count("\n") == 1, err

@@ -167,3 +167,9 @@ async def test_tag_and_note_in_the_search_box_find_the_users_bookmarks(tmp_path)
         app.screen.query_one("SearchBox").value = 'note:"reading group"'
         await settle(pilot, app)
         assert "Sparse graph attention" in row_line(app, 0) and "1 match" in screen_line(app, 0)
+
+
+def test_one_review_is_one_review(tmp_path):
+    engine = engine_of(tmp_path, [{**RATED, "rating": "6", "confidence": "4", "rating_avg": [6.0, 0.0]}])
+    text = paper_text(engine.describe("r1")).plain
+    assert "· 1 review, score/confidence: 6/4" in text and "1 reviews" not in text

@@ -183,3 +183,64 @@ async def test_the_bookmarks_screens_palette_opens_it_and_esc_comes_back_there(m
         assert isinstance(app.screen, RecommendedScreen) and app.screen.shown
         await pilot.press("escape")
         assert isinstance(app.screen, BookmarksScreen)
+
+
+async def test_the_highlight_starts_on_the_best_paper_once_every_bookmark_is_compared(
+    make_app, seed_engine, monkeypatch
+):
+    """Rows stream in (the first bookmark's papers, then the whole ranking): the highlight the user
+    has not moved is on row 1 of the whole ranking, not on the paper that came first."""
+    import threading
+
+    app = make_app()
+    seed = bitstack(seed_engine)
+
+    def best_changes(other: str) -> bool:
+        """Whether the whole ranking (seed is the newest) has another paper first than seed's alone."""
+        partials: list = []
+        whole = seed_engine.recommend([seed, other], [], 100, None, None, partials.append)
+        return bool(partials and partials[0].hits and whole.hits) and partials[0].hits[0] != whole.hits[0]
+
+    other = next(paper.id for paper in seed_engine.papers if paper.id != seed and best_changes(paper.id))
+    for paper_id in (other, seed):
+        app.store.add(bookmark_of(seed_engine.describe(paper_id)))
+    release = threading.Event()
+    recommend = seed_engine.recommend
+
+    def slow_after_the_first(bookmarks, removed, limit, cancel=None, seconds=None, on_partial=None):
+        def partial(result):
+            on_partial(result)
+            release.wait(30)
+
+        return recommend(bookmarks, removed, limit, cancel, seconds, partial)
+
+    monkeypatch.setattr(seed_engine, "recommend", slow_after_the_first)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("tab", "B", "r")
+        screen = app.screen
+        while not screen.shown:
+            await pilot.pause(0.01)
+        streamed_first = screen.current_id()
+        release.set()
+        await settle(pilot, app)
+        assert screen.shown[0] != streamed_first
+        assert screen.current_id() == screen.shown[0]
+
+
+async def test_the_header_counts_the_papers_left_after_b(make_app, seed_engine):
+    from tui.widgets.header import AppHeader
+
+    app = make_app()
+    app.store.add(bookmark_of(seed_engine.describe(bitstack(seed_engine))))
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        await pilot.press("tab", "B", "r")
+        await settle(pilot, app)
+        screen = app.screen
+        before = len(screen.shown)
+        assert f"{before} papers" in screen.query_one(AppHeader).line
+        await pilot.press("b")
+        await pilot.pause()
+        assert len(screen.shown) == before - 1
+        assert f"{before - 1} papers" in screen.query_one(AppHeader).line

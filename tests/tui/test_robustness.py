@@ -225,3 +225,35 @@ def test_a_size_parametrised_test_runs_one_size_in_the_fast_loop_and_every_size_
     assert all([mark.name for mark in other.marks] == ["slow"] for other in others)
     chosen = one_fast([140, 80, 60, 40], fast=40)
     assert chosen[3] == 40 and all(value.marks[0].name == "slow" for value in chosen[:3])
+
+
+async def test_a_cache_folder_that_cannot_be_written_is_told_once_at_start(tmp_path, monkeypatch, seed_engine, notices):
+    """The index already built (no build to fail): the app still says the cache cannot be written,
+    once, and works from memory. A cold build's own "index kept in memory" is not said again."""
+    from search.corpus.loader import load_corpus
+    from search.engine import SearchEngine
+    from search.user.store import UserStore
+    from tui import app as app_module
+
+    (tmp_path / "file").write_text("a file where the cache folder's parent should be")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "file" / "cache"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    started: list[ReaderApp] = []
+    monkeypatch.setattr(ReaderApp, "run", lambda self, *a, **k: started.append(self))
+    monkeypatch.setattr(seed_engine, "save_for_next_start", lambda: None)
+    app_module.run_app(seed_engine)  # what the program starts: it looks at the user's cache folder
+    problem = started[0].cache_problem
+    assert problem is not None and "Cannot write" in problem and "kept in memory" in problem
+    assert app_module.cache_problem(tmp_path / "writable") is None
+
+    for engine in (seed_engine, SearchEngine(load_corpus(), tmp_path / "file" / "cache")):
+        notices.clear()
+        app = ReaderApp(engine, store=UserStore(tmp_path / "store"), cache_problem=problem)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot, app)
+            await pilot.press(*"bitstack")
+            await settle(pilot, app)
+            assert_healthy(app)
+            assert app.screen.result.total == 1
+        said = [notice for notice in notices if "Cannot write" in notice or "kept in memory" in notice]
+        assert said == [problem]

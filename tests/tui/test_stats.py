@@ -193,3 +193,24 @@ def test_citations_by_decision_fit_the_width_with_counts_in_the_thousands(tmp_pa
         assert max(len(line) for line in lines) <= width, width
         cited = lines[lines.index(next(line for line in lines if line.startswith("Citations by decision"))) + 1 :]
         assert all("papers, mean" in line for line in cited) and "█" in cited[0]  # one line each, a bar
+
+
+def test_one_paper_is_one_paper_not_1_papers(tmp_path, capsys):
+    corpus = write_list(tmp_path / "conf2025.json", RECORDS)
+    code = main(["--corpus", corpus, "stats", "vision"])
+    out = capsys.readouterr().out
+    assert code == 0 and out.startswith("1 paper · "), out
+    assert "1 papers" not in out
+
+
+def test_stats_gives_the_notes_search_gives(tmp_path, capsys):
+    """A value that is no number, a field that is no field: stats says so as search does (stderr)."""
+    corpus = write_list(tmp_path / "conf2025.json", RECORDS)
+    for query, note in (("rating:>=abc", "not a number"), ("nosuch:graphs", "nosuch: is not a field")):
+        assert main(["--corpus", corpus, "search", query]) == 0
+        searched = capsys.readouterr().err
+        assert main(["--corpus", corpus, "stats", query]) == 0
+        counted_err = capsys.readouterr().err
+        assert note in searched and note in counted_err
+        assert main(["--corpus", corpus, "stats", query, "--json"]) == 0
+        assert note in capsys.readouterr().err  # stdout stays JSON

@@ -11,14 +11,14 @@ from textual import events
 from textual.app import App, ComposeResult
 
 from search import bookmark_of
-from tests.tui.conftest import settle
+from tests.tui.conftest import keys_done, settle
 from tui.screens.bookmarks import BookmarksScreen
 from tui.widgets.in_order_input import InOrderTextArea
 from tui.widgets.search_box import SearchBox
 
 TUI = Path(__file__).resolve().parents[2] / "tui"
 
-CHARACTER_KEYS = {" ": "space", ":": "colon"}
+CHARACTER_KEYS = {" ": "space", ":": "colon", "/": "slash", "?": "question_mark"}
 CONTROL_CHARACTERS = {"ctrl+u": "\x15", "backspace": "\x7f"}
 
 
@@ -108,7 +108,7 @@ async def test_the_bookmarks_filter_keeps_the_order_too(make_app, seed_engine):
         assert isinstance(app.screen, BookmarksScreen)
         box = app.screen.query_one("#bookmark-filter")
         burst(app, "ctrl+u", *"bit")
-        await pilot.pause()
+        await keys_done(pilot, app)
         assert box.value == "bit"
 
 

@@ -9,6 +9,7 @@ import io
 import re
 import sys
 from collections.abc import Callable, Sequence
+from typing import NoReturn
 
 from search import ReaderError, __version__
 from tui.cli import bookmarks, get, library, papers, recommend
@@ -19,8 +20,20 @@ Handler = Callable[[argparse.Namespace], int]
 EXIT_INTERRUPTED = 130
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """A parser whose mistakes (a missing argument, an unknown option, a bad choice) are one line on
+    stderr, naming the command and where its usage is, with exit code 2: argparse's own printed the
+    usage above the error (2-4 lines). Every subcommand's parser is one too (argparse makes them of
+    the parent's class)."""
+
+    def error(self, message: str) -> NoReturn:
+        where = self.prog.removeprefix("iclr-reader").strip()
+        said = f"{where}: {message}" if where else message
+        self.exit(EXIT_USAGE, f"iclr-reader: error: {shown(said)} (see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser: argparse.ArgumentParser = OneLineParser(
         prog="iclr-reader",
         description="A keyboard-driven terminal reader for research-paper abstracts (ICLR 2025 bundled).",
     )

@@ -262,9 +262,9 @@ class _DownloadBar:
         if unit == "bytes":
             amount = f"{_bytes(done)}/{_bytes(total)}" if total else _bytes(done)
         elif unit == "forums":
-            amount = f"reviews of {done:,}/{total:,} papers" if total else f"reviews of {done:,} papers"
+            amount = f"reviews of {done:,}/{total:,} papers" if total else f"reviews of {counted(done, 'paper')}"
         else:
-            amount = f"{done:,}/{total:,} papers" if total else f"{done:,} papers"
+            amount = f"{done:,}/{total:,} papers" if total else counted(done, "paper")
         width = 30
         filled = int(width * done / total) if total else 0
         bar = "█" * min(filled, width) + "·" * (width - min(filled, width))

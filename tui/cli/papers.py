@@ -11,7 +11,7 @@ import textwrap
 import time
 from collections.abc import Callable, Sequence
 
-from search import Hit, Marks, Paper, SearchEngine, SearchRequest, UserStore, convert, split_facets
+from search import Hit, Marks, Paper, SearchEngine, SearchRequest, SearchResult, UserStore, convert, split_facets
 from tui.cli.errors import CliError, shown
 from tui.cli.loading import ensure_index, load_engine
 from tui.cli.output import (
@@ -140,12 +140,7 @@ def search_papers(args: argparse.Namespace) -> int:
     ensure_index(engine)
     marks = _marks_for(query)
     result = engine.search(SearchRequest(query, limit=limit, marks=marks, correct=not args.as_typed))
-    if result.notice:  # on stderr, so JSON on stdout stays clean
-        print(f"iclr-reader: note: {shown(result.notice)}", file=sys.stderr)
-    spelling = spelling_note(result)  # its query and words are shown safely already
-    said_in_json = args.json and (result.corrected or result.also_searched)  # (not yet the suggestion)
-    if spelling and not said_in_json:
-        print(f"iclr-reader: note: {spelling}", file=sys.stderr)
+    _print_notes(result, args.json)
     if args.json:
         print_json(search_json(engine, result))
         return 0
@@ -153,6 +148,17 @@ def search_papers(args: argparse.Namespace) -> int:
     print(counted(result.total, "match") + showing)
     _print_hits(engine, result.hits, split_facets(result.query)[1].sort)
     return 0
+
+
+def _print_notes(result: SearchResult, json: bool) -> None:
+    """What the query's search says about it (a field that is no field, a value that is no number,
+    a spelling corrected), on stderr, so JSON on stdout stays clean."""
+    if result.notice:
+        print(f"iclr-reader: note: {shown(result.notice)}", file=sys.stderr)
+    spelling = spelling_note(result)  # its query and words are shown safely already
+    said_in_json = json and (result.corrected or result.also_searched)  # (not yet the suggestion)
+    if spelling and not said_in_json:
+        print(f"iclr-reader: note: {spelling}", file=sys.stderr)
 
 
 def _print_hits(engine: SearchEngine, hits: Sequence[Hit], sort: str = "relevance") -> None:
@@ -188,9 +194,12 @@ _SORT_FIGURES: dict[str, tuple[str, Callable[[Paper], str | None]]] = {
 def show_stats(args: argparse.Namespace) -> int:
     query: str = args.query
     engine = load_engine(args)
+    marks = _marks_for(query)
     if query.strip():
         ensure_index(engine)
-    stats = engine.stats(query, _marks_for(query))
+        # The stats count what the query finds; its notes (a field that is no field...) are the search's.
+        _print_notes(engine.search(SearchRequest(query, limit=1, marks=marks)), args.json)
+    stats = engine.stats(query, marks)
     if args.json:
         print_json(stats_json(stats, query))
         return 0

@@ -267,8 +267,11 @@ class MainScreen(LibraryActions, DiscoveryActions, MarkedActions):
         # full passes, which otherwise walk all of them and stall typing for ~50 ms at 10k papers.
         gc.freeze()
         self.query_one(ProgressBar).remove_class("active")
-        if message.status.notice:
-            self.notify(message.status.notice, title="Index", severity="warning", markup=False)
+        notice = message.status.notice
+        if notice and getattr(self.app, "cache_problem", None):  # a cache that cannot be written: told at start
+            notice = "; ".join(part for part in notice.split("; ") if not part.startswith("index kept in memory"))
+        if notice:
+            self.notify(notice, title="Index", severity="warning", markup=False)
         self.set_status("")
         self._search_again()  # a quick scan still running is answered by the index now
 

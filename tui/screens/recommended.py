@@ -84,6 +84,8 @@ class RecommendedScreen(PaperActions[None]):
         self.result: Recommendations | None = None
         self.shown: list[str] = []
         """The papers listed, best first: the result's, less those bookmarked here since."""
+        self._placed: int | None = None
+        """The row the screen last highlighted itself: another is the user's choice, kept as rows come."""
 
     def compose(self) -> ComposeResult:
         yield AppHeader()
@@ -142,8 +144,9 @@ class RecommendedScreen(PaperActions[None]):
 
     def on_recommended_screen_found(self, message: Found) -> None:
         """The ranking so far (the first bookmarks' while the rest are compared) or the whole one;
-        the selection stays on its paper, and papers bookmarked here meanwhile stay out."""
-        keep = self.current_id()
+        the selection the user made stays on its paper (else row 1 of the ranking so far is highlighted),
+        and papers bookmarked here meanwhile stay out."""
+        keep = self.current_id() if self._chosen() else None
         result = self.result = message.result
         self.shown = [hit.paper_id for hit in result.hits if hit.paper_id not in self.bookmarked]
         if not result.used:
@@ -192,7 +195,7 @@ class RecommendedScreen(PaperActions[None]):
             Option(self._row(paper_id, closest[paper_id], venue_width, colors), id=paper_id) for paper_id in self.shown
         )
         if self.shown:
-            options.highlighted = self.shown.index(keep) if keep in self.shown else 0
+            options.highlighted = self._placed = self.shown.index(keep) if keep in self.shown else 0
         self.set_class(not self.shown, "empty")
         self._preview()
 
@@ -201,6 +204,11 @@ class RecommendedScreen(PaperActions[None]):
         paper_id = self.current_id()
         if paper_id is not None and (not self.has_class("narrow") or self.has_class("reading")):
             self.query_one(ReaderPane).show_paper(self.engine.paper(paper_id), self.engine.describe, (), None)
+
+    def _chosen(self) -> bool:
+        """Whether the user moved the highlight from where the screen put it, or opened its paper."""
+        options = self.query_one("#recommended-list", OptionList)
+        return options.highlighted != self._placed or isinstance(self.focused, ReaderPane)
 
     def current_id(self) -> str | None:
         index = self.query_one("#recommended-list", OptionList).highlighted

@@ -1,0 +1,154 @@
+"""A key that moves the focus or opens a screen, with more keys behind it in the same burst: those
+keys go where the first sent the focus (tui/key_order.py), as they do one at a time. Every burst is
+queued before the app handles its first key, so nothing here depends on timing."""
+
+from __future__ import annotations
+
+import asyncio
+
+from textual.widgets import Input
+
+from tests.tui.conftest import settle
+from tests.tui.test_typing_order import burst
+from tui.screens.choosers import NameDialog
+from tui.screens.dialogs import TagsDialog
+from tui.screens.help import HelpScreen
+from tui.screens.main import MainScreen
+from tui.widgets.reader import ReaderPane
+from tui.widgets.results_list import ResultsList
+from tui.widgets.search_box import SearchBox
+
+
+async def test_slash_then_letters_type_in_the_search_box_not_the_results(make_app):
+    """The tester's burst from the results: `/ y z` copied a link (y) instead of typing "yz"."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("tab")
+        assert isinstance(app.focused, ResultsList)
+        box = app.screen.query_one(SearchBox)
+        burst(app, "/", "y", "z")
+        await settle(pilot, app)
+        assert app.focused is box
+        assert box.value == "yz"
+        assert not app.screen.has_class("list-only")  # z (the results' list-only key) did not act
+
+
+async def test_a_dialog_opened_by_a_key_gets_the_keys_typed_after_it(make_app):
+    """ctrl+s (save search) then a name, in one burst from the search box."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press(*"graph")
+        await settle(pilot, app)
+        burst(app, "ctrl+s", "ctrl+u", *"mine")
+        await settle(pilot, app)
+        assert isinstance(app.screen, NameDialog)
+        assert app.screen.query_one("#name", Input).value == "mine"
+        main = next(screen for screen in app.screen_stack if isinstance(screen, MainScreen))
+        assert main.query_one(SearchBox).value == "graph"
+
+
+async def test_the_tags_dialog_gets_the_tags_typed_after_t(make_app):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("tab")
+        burst(app, "t", *"abc")
+        await settle(pilot, app)
+        assert isinstance(app.screen, TagsDialog)
+        assert app.screen.query_one("#tags", Input).value == "abc"
+
+
+async def test_help_then_its_filter_then_esc_then_a_search(make_app):
+    """f1 opens help, letters filter it, esc closes it, and the keys after esc reach the main screen."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("tab")
+        burst(app, "f1", *"tag")
+        await settle(pilot, app)
+        assert isinstance(app.screen, HelpScreen)
+        assert app.screen.query_one("#help-filter", Input).value == "tag"
+        burst(app, "escape", "/", *"net")
+        await settle(pilot, app)
+        assert isinstance(app.screen, MainScreen)
+        assert app.screen.query_one(SearchBox).value == "net"
+
+
+async def test_esc_closing_a_dialog_then_keys_reach_the_screen_below(make_app):
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("tab", "t")
+        await settle(pilot, app)
+        assert isinstance(app.screen, TagsDialog)
+        burst(app, "escape", "/", *"gan")
+        await settle(pilot, app)
+        assert isinstance(app.screen, MainScreen)
+        assert app.screen.query_one(SearchBox).value == "gan"
+
+
+async def test_keys_one_at_a_time_are_not_held(make_app):
+    """With no burst, nothing waits: each key has gone through before the next is read."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("tab", "/", *"ab")
+        await settle(pilot, app)
+        assert app.screen.query_one(SearchBox).value == "ab"
+        assert app._keys.holding == 0
+
+
+async def test_keys_after_enter_go_to_the_paper_opened_not_the_list(make_app):
+    """enter opens the highlighted paper in the reader: j after it scrolls the paper, the list's
+    selection stays on the paper opened."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("tab")
+        results = app.screen.query_one(ResultsList)
+        opened = results.current_id
+        burst(app, "enter", "j", "j")
+        await settle(pilot, app)
+        assert isinstance(app.focused, ReaderPane)
+        assert results.current_id == opened
+
+
+def test_no_character_is_a_priority_binding():
+    """KeysInTurn sends a character typed into a text box at once (the box takes it): a priority
+    binding on a character would run in the app before the box and could move the focus."""
+    import re
+    from pathlib import Path
+
+    from textual.app import App
+
+    tui = Path(__file__).resolve().parents[2] / "tui"
+    bound = [
+        match.group(1)
+        for path in tui.rglob("*.py")
+        for match in re.finditer(r'Binding\(\s*"([^"]+)"[^)]*priority=True', path.read_text(encoding="utf-8"))
+    ]
+    bound += [binding.key for binding in App.BINDINGS if getattr(binding, "priority", False)]
+    assert bound and all(len(key) > 1 and key not in {"space"} for keys in bound for key in keys.split(",")), bound
+
+
+async def test_a_key_whose_way_is_lost_does_not_hold_the_keyboard_for_good(make_app):
+    """The safety net: were the callback following a key dropped, the keys behind it would wait
+    for ever; check_stuck (on a 1 s interval in the app, called here with a late clock) lets them go."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("tab")
+        results = app.screen.query_one(ResultsList)
+        results.call_later = lambda *args, **kwargs: True  # the callback is "queued", and never runs
+        burst(app, "j", "/", *"ok")
+        read = asyncio.Event()
+        app.call_later(read.set)
+        await read.wait()
+        assert app.keys_pending and app._keys.holding == 3
+        del results.call_later
+        app.call_later(app._keys.check_stuck, float("inf"))
+        await settle(pilot, app)
+        assert not app.keys_pending
+        assert app.screen.query_one(SearchBox).value == "ok"
