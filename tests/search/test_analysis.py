@@ -104,6 +104,13 @@ def test_any_text_indexes_as_whoosh_indexes_it(text):
     assert_same_index(text)
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="aZ09_.-*' ", max_size=40))
+def test_any_ascii_text_indexes_as_whoosh_indexes_it(text):
+    """ASCII text is split by a pattern of its own (faster): the same terms and positions."""
+    assert_same_index(text)
+
+
 @pytest.mark.parametrize(
     "words",
     [
