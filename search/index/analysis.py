@@ -27,6 +27,8 @@ _WORDS = re.compile(rf"\w(?:\.?[\w{_MARKS}])+|[^\W\d_](?=-[^\W_])|(?<=[^\W_]-)[^
 "S2DNet", "e.g", "v1.2.3") of two characters or more, or a single letter joined by a hyphen to a
 word ("k-means", "t-SNE", "U-Net", "top-k"). Other single letters are not terms, as with Whoosh's
 default minimum size, so they take no position either."""
+_ASCII_WORDS = re.compile(r"[A-Za-z0-9_](?:\.?[A-Za-z0-9_])+|[A-Za-z](?=-[A-Za-z0-9])|(?<=[A-Za-z0-9]-)[A-Za-z]")
+"""`_WORDS` for ASCII text (most abstracts): the same terms, found in two thirds of the time."""
 _NAME_WORDS = re.compile(rf"\w[\w{_MARKS}]*(?:\.?\w[\w{_MARKS}]*)*")
 """Whoosh's default token pattern (its group made non-capturing): the names field keeps every word."""
 _TERMS: dict[str, str] = {}
@@ -126,7 +128,7 @@ def _positions(text: str, stemmed: bool) -> dict[bytes, list[int]]:
         first, names = analysed(text, stemmed=False)
         found: list[bytes] = [name.encode("utf-8") for name in names]
     else:
-        words = _WORDS.findall(text)
+        words = (_ASCII_WORDS if text.isascii() else _WORDS).findall(text)
         terms = list(map(_BYTE_TERMS.get, words))  # most words were seen before: one C-level pass
         if None in terms:
             terms = [_byte_term(word) if term is None else term for term, word in zip(terms, words)]
@@ -147,7 +149,8 @@ def analysed(text: str, stemmed: bool) -> tuple[int, list[str]]:
     """The position of the first term and the terms in order (later positions follow on by one,
     as StopFilter renumbers them)."""
     if not stemmed:
-        names = [folded(word) for word in _NAME_WORDS.findall(text)]
+        # An ASCII text folds as its words do (lower-cased): one call, not one per word.
+        names = _NAME_WORDS.findall(text.lower()) if text.isascii() else list(map(folded, _NAME_WORDS.findall(text)))
         first = next((index for index, name in enumerate(names) if name), 0)
         return first, [name for name in names[first:] if name]
     terms = _TERMS  # inlined lookups: this runs for every word of every paper indexed

@@ -25,7 +25,7 @@ import threading
 import time
 
 from search.index import shard as index_module
-from search.text.describe import describe
+from search.text.describe import summarize
 
 BUILD_NICENESS = 10
 """How much lower a build's CPU priority is than the app's: a build is background work, and on a
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         def progress(done: int, _total: int, before: int = done_before) -> None:
             print(f"progress {before + done} {total}", flush=True)
 
-        index_module.build(location, index_module.Descriptions(papers, describe), progress, procs=max(1, args.procs))
+        index_module.build(location, index_module.Descriptions(papers, summarize), progress, procs=max(1, args.procs))
         done_before += len(papers)
         print(f"done {location.path}", flush=True)
     return 0

@@ -32,7 +32,7 @@ from search.index.codec import codec
 from search.index.schema import SCHEMA_VERSION, build_schema
 from search.index.writer import GroupingWriter
 from search.models import Paper
-from search.text.describe import Description
+from search.text.describe import Description, Summary
 from search.text.mathtext import searchable
 from search.version import __version__
 
@@ -43,10 +43,11 @@ Stamps = dict[str, tuple[int, int, int]]
 index written, replaced or deleted."""
 
 
-class Descriptions(Sequence[Description]):
-    """Papers described on demand, so markup conversion is part of the build's reported progress."""
+class Descriptions(Sequence[Description | Summary]):
+    """Papers described on demand, so markup conversion is part of the build's reported progress: in
+    full, or only as much as the index keeps (`summarize`, for a child build)."""
 
-    def __init__(self, papers: Sequence[Paper], describe: Callable[[Paper], Description]) -> None:
+    def __init__(self, papers: Sequence[Paper], describe: Callable[[Paper], Description | Summary]) -> None:
         self._papers = papers
         self._describe = describe
 
@@ -141,6 +142,9 @@ MANIFEST_FORMAT = 2
 checksums is rebuilt as out of date rather than reported as damaged."""
 _CHUNK = 1 << 18
 _WORD = re.compile(r"[^\W\d_]{3,}")
+"""A word of the spelling vocabulary: three letters or more, of the folded text."""
+_ASCII_WORD = re.compile(r"[a-z]{3,}")
+"""`_WORD` for ASCII text, lower-cased (which is its folding): the same words, found in half the time."""
 
 
 def open_existing(location: IndexLocation) -> OpenIndex | None:
@@ -450,11 +454,18 @@ def _add(writer, descriptions: Descriptions, numbers: range, on_progress: Progre
             keywords=" ; ".join(paper.keywords),
         )
         rows[paper.id] = (description.name, description.headline, description.has_code)
-        vocabulary.update(set(_WORD.findall(folded(f"{paper.title or ''} {text}"))))
+        vocabulary.update(vocabulary_words(f"{paper.title or ''} {text}"))
         done = number + 1
         if on_progress is not None and (done % 100 == 0 or done == total):
             on_progress(done, total)
     return rows, vocabulary
+
+
+def vocabulary_words(text: str) -> set[str]:
+    """The distinct words of the text that the spelling vocabulary counts (folded, three letters or more)."""
+    if text.isascii():
+        return set(_ASCII_WORD.findall(text.lower()))
+    return set(_WORD.findall(folded(text)))
 
 
 def _remove_stale(location: IndexLocation) -> None:

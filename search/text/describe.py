@@ -33,14 +33,38 @@ class Description:
         return any(link.kind == "code" for link in self.links)
 
 
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """What the index keeps of a paper's description (its text, name, headline and whether it links
+    to code), made without the rest of its links: a child build (search/index/child.py) describes
+    every paper of a list once, and the links are made again when the reader shows the paper."""
+
+    paper: Paper
+    rendered: Rendered
+    name: str | None
+    headline: str
+    has_code: bool
+
+
 def describe(paper: Paper) -> Description:
     rendered = convert(paper.abstract)
+    name = _name(paper, rendered)
+    return Description(paper, rendered, name, headline(paper, rendered.text, name), paper_links(paper, rendered, name))
+
+
+def summarize(paper: Paper) -> Summary:
+    """`describe` without the links: the same text, name, headline and has_code."""
+    rendered = convert(paper.abstract)
+    name = _name(paper, rendered)
+    return Summary(paper, rendered, name, headline(paper, rendered.text, name), _has_code(paper, rendered))
+
+
+def _name(paper: Paper, rendered: Rendered) -> str | None:
     # A titled paper's name is its title's (or none): an abstract's acronyms are more often the
     # field's (NMT, MCMC) than the paper's. A title added to a list of abstracts (the bundled one)
     # leaves the paper the name its abstract introduces.
     title = None if paper.title_added else paper.title
-    name = title_name(title) if title else detect_name(rendered)
-    return Description(paper, rendered, name, headline(paper, rendered.text, name), paper_links(paper, rendered, name))
+    return title_name(title) if title else detect_name(rendered)
 
 
 _CODE_URL = re.compile(r"(?<![\w.@-])(?:https?://)?(?:www\.)?(?:github\.com|gitlab\.com|bitbucket\.org)/[\w.-]+", re.I)
@@ -84,9 +108,7 @@ def paper_links(paper: Paper, rendered: Rendered, name: str | None) -> tuple[Lin
     arXiv page, then web searches that always exist. The record's own code comes before a repository
     the abstract mentions, so `y` and `o` (see `primary_link`) take the list's code link."""
     candidates = [
-        *(safe_link(_code_label(url), url, "code") for url in field_urls(paper.github)),
-        *(safe_link("project page", url, "project") for url in field_urls(paper.project)),
-        *rendered.links,
+        *_own_links(paper, rendered),
         safe_link(_page_label(paper.site), paper.site, "paper"),
         safe_link("venue's page", paper.facts.landing, "paper"),
         safe_link("PDF", paper.pdf, "pdf"),
@@ -111,6 +133,25 @@ def paper_links(paper: Paper, rendered: Rendered, name: str | None) -> tuple[Lin
             seen.add(link.url)
             links.append(link)
     return tuple(links)
+
+
+def _own_links(paper: Paper, rendered: Rendered) -> list[Link | None]:
+    """The links `paper_links` lists first: the record's code and project links, then the abstract's.
+    Every later one is of a kind other than code, so these alone say whether a paper has code."""
+    return [
+        *(safe_link(_code_label(url), url, "code") for url in field_urls(paper.github)),
+        *(safe_link("project page", url, "project") for url in field_urls(paper.project)),
+        *rendered.links,
+    ]
+
+
+def _has_code(paper: Paper, rendered: Rendered) -> bool:
+    """Whether `paper_links` lists a code link: a URL listed twice keeps its first kind."""
+    kinds: dict[str, str] = {}
+    for link in _own_links(paper, rendered):
+        if link is not None:
+            kinds.setdefault(link.url, link.kind)
+    return "code" in kinds.values()
 
 
 NOT_ON_OPENREVIEW = frozenset({"CVPR", "ICCV", "ECCV", "WACV", "AAAI", "IJCAI", "KDD", "SIGGRAPH", "ICRA", "IROS"})

@@ -177,6 +177,8 @@ def _plain(text: str) -> Rendered:
     text = _fold_whitespace(_typography_outside_urls(rejoin_broken_urls(text))).strip()
     spans: list[Span] = []
     links: list[Link] = []
+    if "://" not in text and "www." not in text.lower():  # no URL (the pattern's scan costs more)
+        return Rendered(text, (), ())
     for match in _URL.finditer(text):
         url, end = _trim_url(match.group(), match.start())
         link = safe_link(url, url)

@@ -92,4 +92,6 @@ def has_script(text: str) -> bool:
 
 def searchable(text: str) -> str:
     """Scripts back to plain letters, set apart: `λₘᵢₙ` is indexed as `λ min`, so `min` finds it."""
+    if text.isascii():  # no script (most abstracts): the check is C-fast, the pattern's scan is not
+        return text
     return _SCRIPT_RUN.sub(lambda m: " " + m.group().translate(_SCRIPT_TO_ASCII) + " ", text)

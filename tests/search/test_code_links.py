@@ -6,7 +6,7 @@ import pytest
 
 from search.corpus.loader import load_corpus
 from search.models import SearchRequest
-from search.text.describe import describe, primary_link
+from search.text.describe import describe, primary_link, summarize
 
 ABSTRACT = "We study counting in visual question answering. It helps."
 # iclr2018.json writes every github value as Markdown: a repository, a Papers with Code page, or both.
@@ -187,3 +187,42 @@ def test_has_code_on_iclr2018_finds_every_paper_whose_record_has_code(real_engin
     result = real_engine.search(SearchRequest("has:code list:iclr2018", limit=len(records)))
     assert len(with_code) > 250  # every one of them is Markdown: none was found before
     assert with_code <= {hit.paper_id for hit in result.hits}
+
+
+def _summary_of(description):
+    return (description.paper, description.rendered, description.name, description.headline, description.has_code)
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"id": "p", "title": "Counting", "abstract": ABSTRACT, "github": REPO_AND_PWC},
+        {
+            "id": "p",
+            "abstract": "We count. Code: https://github.com/a/b and https://x.org/y.",
+            "project": "https://x.org/z",
+        },
+        {"id": "p", "abstract": ABSTRACT, "project": "keypointnet.github.io", "github": "github.com/f-dangel/hbp"},
+        # the abstract's code link is the project page's URL: listed once, as the project page
+        {"id": "p", "abstract": "See https://github.com/a/b for it.", "project": "https://github.com/a/b"},
+        {"id": "p", "abstract": "$x^2$ holds for \\textbf{all} x, see \\url{https://gitlab.com/c/d}."},
+        {"id": "p", "abstract": ABSTRACT},
+    ],
+)
+def test_a_child_builds_summary_is_the_description_without_its_links(tmp_path, record):
+    """What the index keeps of a paper (search/index/child.py summarizes, without making its links)
+    is what the reader's description gives."""
+    (paper,) = load(tmp_path, [record])
+    assert _summary_of(summarize(paper)) == _summary_of(describe(paper))
+
+
+def test_a_code_link_listed_first_as_a_project_page_is_no_code(tmp_path):
+    record = {"id": "p", "abstract": "See https://github.com/a/b for it.", "project": "https://github.com/a/b"}
+    (paper,) = load(tmp_path, [record])
+    assert not describe(paper).has_code and not summarize(paper).has_code
+
+
+@pytest.mark.corpora
+def test_every_real_papers_summary_is_its_description_without_links(real_corpora):
+    papers = real_corpora.engine.corpus.papers
+    assert all(_summary_of(summarize(paper)) == _summary_of(describe(paper)) for paper in papers)
