@@ -24,6 +24,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from search.query import scoring
 from search.query.impacts import ScoreFiles
@@ -36,6 +37,8 @@ AHEAD_BYTES = 96 << 20
 """What the set's folder may hold when a word is written ahead (impacts.MAX_FOLDER_BYTES, 128 MB,
 bounds it for the words typed too). At 99,979 papers the 881 words in 2,000 papers or more take
 about 70 MB (16 bytes a paper each)."""
+_CODE_ROOT = str(Path(__file__).resolve().parents[2])
+"""The folder the `search` package was imported from."""
 TEXT_FIELDS = tuple(sorted(scoring.FIELD_WEIGHTS))
 """The fields a plain word is scored across (the key its scores are kept under, with the word);
 the authors' names are scored on their own."""
@@ -108,6 +111,7 @@ class Ahead:
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL,
                     text=True,
+                    cwd=_CODE_ROOT,  # the child runs the app's own code, wherever it was imported from
                 )
             assert self._child.stdin is not None
             with contextlib.suppress(OSError):
