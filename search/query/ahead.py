@@ -5,10 +5,10 @@ A common word's scores (impacts.py) were written only after a keystroke had comp
 it. So once the index is open and has answered its first search (the first matches are not kept
 waiting), the query runner starts `python -m search.query.ahead`: at AHEAD_NICENESS, dying with
 the app, it opens the same shards as the runner (the same segments in the same order, so the same
-docnums and statistics: the set's folder name says so, or it writes nothing), lists the words of
-the text fields and the authors' names in at least MIN_PAPERS papers, commonest first, and writes the scores files of
-those that have none yet, within AHEAD_BYTES of the set's folder (impacts.py's bound is above it:
-room is left for the words typed). The scores are TermScorer's own computation, so the floats are
+docnums and statistics: the set's folder name says so, or it writes nothing), lists the text
+fields' words and the authors' names in at least MIN_PAPERS papers, commonest first, and writes
+the scores files of those that have none yet, within AHEAD_BYTES of the set's folder (impacts.py's
+bound is above it: room is left for the words typed). The scores are TermScorer's own computation, so the floats are
 those a keystroke would have made. The files are read as untrusted anyway (impacts.py).
 
 `write_ahead` is the work itself (tests run it in-process); `Ahead` starts and stops the child.
@@ -35,8 +35,9 @@ that arrives while it runs must not wait for it (on two cores the app's search t
 repaint share one)."""
 AHEAD_BYTES = 96 << 20
 """What the set's folder may hold when a word is written ahead (impacts.MAX_FOLDER_BYTES, 128 MB,
-bounds it for the words typed too). At 99,979 papers the 881 words in 2,000 papers or more take
-about 70 MB (16 bytes a paper each)."""
+bounds it for the words typed too). At 99,979 papers the commonest 721-737 words fit (100.7 MB,
+16 bytes a paper each: the folder is checked before each word), down to about 2,500 papers a word;
+the rarer ones take about 5 ms each to compute when typed, and are written then."""
 _CODE_ROOT = str(Path(__file__).resolve().parents[2])
 """The folder the `search` package was imported from."""
 TEXT_FIELDS = tuple(sorted(scoring.FIELD_WEIGHTS))
