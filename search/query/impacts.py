@@ -102,6 +102,28 @@ class ScoreFiles:
                 return None
         return docs, scores, order
 
+    def has(self, key: tuple) -> bool:
+        """Whether a file for the word is there, of a size its header can say (`read` checks the rest)."""
+        try:
+            with open(self._path(key), "rb") as file:
+                header = file.read(_HEADER.size)
+                size = os.fstat(file.fileno()).st_size
+        except OSError:
+            return False
+        if len(header) < _HEADER.size:
+            return False
+        magic, count, _ = _HEADER.unpack(header)
+        return magic == MAGIC and count <= self.doc_count and size == _HEADER.size + 16 * count
+
+    def size(self) -> int:
+        """The bytes the set's folder holds (counted once, then kept up to date by `write`)."""
+        if self._bytes is None:
+            try:
+                self._bytes = sum(entry.stat().st_size for entry in self.folder.iterdir())
+            except OSError:
+                return 0
+        return self._bytes
+
     def write(self, key: tuple, scores: dict[int, float], order: Sequence[int]) -> None:
         """Keep the word's scores, `order` its papers best first; never raises (a full disk, a
         folder that cannot be made: nothing is kept)."""

@@ -26,6 +26,8 @@ from whoosh.searching import Searcher
 from search.index.analysis import stems
 from search.index.schema import build_schema
 from search.models import Hit, SearchResult
+from search.query import ahead
+from search.query.ahead import Ahead
 from search.query.budget import CHECK_EVERY, MAX_QUERY_WORDS, Budget, SearchStopped, shortened
 from search.query.parse import OPERATORS, WORD, Clauses, QueryParser
 from search.query.pasted import explicit_syntax, words_meant
@@ -48,6 +50,10 @@ class QueryRunner:
         self._searcher = Searcher(segments[0] if len(segments) == 1 else MultiReader(segments))
         reader = self._searcher.reader()
         self._scorer = TermScorer(reader, score_files(indexes, reader))
+        self._indexes = indexes
+        self.ahead: Ahead | None = None
+        """The child writing the common words' scores ahead (ahead.py), once the first search is done."""
+        self._ahead_due = True
         vocabulary = words or []
         self._speller = Speller(reader, vocabulary, counts or [1] * len(vocabulary))
         self._parser = QueryParser(indexes[0].schema, reader, self._speller.corrector)
@@ -59,6 +65,9 @@ class QueryRunner:
 
     def close(self) -> None:
         with self._lock:
+            self._ahead_due = False
+            if self.ahead is not None:
+                self.ahead.stop()
             self._searcher.close()
 
     def run(
@@ -105,6 +114,9 @@ class QueryRunner:
             common = _only_common_words(searched)
             if result.total == 0 and common and (not partial or as_typed[-1:].isspace()):  # not "a" of "at…"
                 budget.hint("{items}: too common or too short to search", ", ".join(common))
+            if self._ahead_due:  # after the first matches, never before
+                self._ahead_due = False
+                self.ahead = ahead.start(self._indexes, self._scorer._files, self._searcher.reader().doc_count_all())
             return _with_hints(result, budget)
 
     def _run(

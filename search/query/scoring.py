@@ -424,7 +424,7 @@ class TermScorer:
         kept = self._impacts.recall(key)
         if kept is not None and kept[0] is scores:
             return kept[1]
-        order = sorted(scores, key=scores.__getitem__, reverse=True)  # ties in docnum order
+        order = best_first(scores)
         self._impacts.keep(key, (scores, order))
         return order
 
@@ -638,7 +638,7 @@ class TermScorer:
             scores = self._compute(text, fields)
             if files is None or len(scores) < MIN_PAPERS:
                 return self._cache.keep(key, scores)
-            order = sorted(scores, key=scores.__getitem__, reverse=True)  # ties in docnum order
+            order = best_first(scores)
             files.write(key, scores, order)
         self._cache.keep(key, scores)
         self._impacts.keep(id(scores), (scores, order))
@@ -747,6 +747,11 @@ def field_length_bytes(segment, field: str) -> bytes:
         return bytes(count)
     stored = bytes(column._dbfile.get(column._basepos, column._count))[:count]  # then the default
     return stored + bytes(count - len(stored))
+
+
+def best_first(scores: dict[int, float]) -> list[int]:
+    """A word's papers, best first, ties in the order of the scores' keys (docnum order)."""
+    return sorted(scores, key=scores.__getitem__, reverse=True)
 
 
 def score_files(indexes: Sequence, reader) -> ScoreFiles | None:

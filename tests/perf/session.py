@@ -12,6 +12,7 @@ thresholds: compare runs (old and new code in turns)."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import gc
 import json
 import re
@@ -101,11 +102,44 @@ def memory() -> dict[str, float]:
     return {"rss_mb": found["VmRSS"], "peak_mb": found["VmHWM"]}
 
 
+def wait_ahead(engine) -> dict[str, float]:
+    """Wait for the child writing common words' scores ahead: how long it took, its CPU, how many
+    files the set holds then."""
+    import resource
+
+    ahead = engine.runner.ahead
+    if ahead is None:
+        return {"ahead": 0}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    began = time.perf_counter()
+    ahead.wait()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    files = engine.runner._scorer._files
+    return {
+        "ahead_wait_s": time.perf_counter() - began,
+        "ahead_cpu_s": after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime,
+        "ahead_peak_mb": after.ru_maxrss / 1024,
+        "ahead_returncode": ahead.returncode if ahead.returncode is not None else -1,
+        "score_files": len(list(files.folder.glob("*.bin"))) if files is not None else 0,
+        "score_files_mb": sum(path.stat().st_size for path in files.folder.glob("*.bin")) / 1e6 if files else 0,
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", action="append", type=Path, required=True)
     parser.add_argument("--searches", type=int, default=1000)
     parser.add_argument("--limit", type=int, default=40)
+    parser.add_argument(
+        "--no-budget",
+        action="store_true",
+        help="no time limit per search: on a loaded machine the limit cuts searches short (fewer matches counted)",
+    )
+    parser.add_argument(
+        "--wait-ahead",
+        action="store_true",
+        help="after the first search, wait for the common words' scores to be written ahead (ahead.py)",
+    )
     args = parser.parse_args()
 
     from search.engine import SearchEngine
@@ -130,10 +164,13 @@ def main() -> int:
     totals = 0
     for text in typed_queries(args.searches):
         began, began_cpu = time.perf_counter(), time.thread_time()
-        result = engine.search(SearchRequest(text, limit=args.limit, partial=True))
+        request = SearchRequest(text, limit=args.limit, partial=True)
+        result = engine.search(dataclasses.replace(request, budget=None) if args.no_budget else request)
         timings.append((time.perf_counter() - began) * 1000)
         cpu.append((time.thread_time() - began_cpu) * 1000)
         totals += result.total
+        if args.wait_ahead and len(timings) == 1:
+            figures.update(wait_ahead(engine))
     timings.sort()
     figures["searches"] = len(timings)
     figures["search_p50_ms"] = timings[len(timings) // 2]
