@@ -28,8 +28,9 @@ Or was rebuilt. Queries that say how their words combine (AND, OR, NOT, parenthe
 The word being typed (`Typed`): the app searches it with its few most common completions, which
 count as one word: a paper's score for them is its best completion's (a dis-max), each completion's
 score taken at the idf of the group's most common member (a completion as rare as `neuralkanren`
-would otherwise outscore every paper with the word typed, `neural`); its adjacency bonus is the
-typed word's own. Summed, as an Or adds them, a paper holding several completions scored the
+would otherwise outscore every paper with the word typed, `neural`), but the word as typed's at its
+own (a paper with it scores at least as it will once the word is finished); its adjacency bonus is
+the typed word's own. Summed, as an Or adds them, a paper holding several completions scored the
 unfinished word above a finished one: `graph neural` listed "Neural Guided Constraint Logic
 Programming" (neural, neuralkanren) first, `graph neural ` the graph neural network papers.
 
@@ -518,12 +519,13 @@ class TermScorer:
         """How the words (`keys`, their scores `words`) make the query's: each its own, but the word
         being typed's completions, one word together (the module's docstring), where two or more
         of them have papers. A completion's words count by idf(its group's most common) / its idf
-        (1.0 for the most common: its scores as they are)."""
+        (1.0 for the most common, and for the word as typed: their scores as they are)."""
         units: list[Unit] = [[[(number, 1.0)]] for number in range(len(keys))]
         if not typed:
             return units
         at = {key: number for number, key in enumerate(keys)}
         completions = [[at[key] for key in keys if key in completion] for completion in typed]
+        as_typed = set(completions[0])
         completions = [members for members in completions if any(words[number] for number in members)]
         grouped = sorted({number for members in completions for number in members})
         if len(completions) < 2:
@@ -531,7 +533,9 @@ class TermScorer:
         most = max(len(words[number]) for number in grouped)
         idf = _idf(most, self._doc_count)
         factor = {
-            number: 1.0 if len(words[number]) in (0, most) else idf / _idf(len(words[number]), self._doc_count)
+            number: 1.0
+            if number in as_typed or len(words[number]) in (0, most)
+            else idf / _idf(len(words[number]), self._doc_count)
             for number in grouped
         }
         group: Unit = [[(number, factor[number]) for number in sorted(members)] for members in completions]

@@ -491,3 +491,15 @@ def test_graph_neural_typed_lists_the_graph_neural_network_papers_first(real_eng
     finished = real_engine.search(SearchRequest("graph neural ", limit=10, partial=True))
     assert ids_of(typing)[:5] == ids_of(finished)[:5]
     assert typing.total >= finished.total
+
+
+def test_the_word_as_typed_keeps_its_own_score_beside_a_more_common_completion(engine_over):
+    """`net` typed is a word of its own (in one paper) and the start of `networks` (in six): the
+    paper with `net` scores what it will once a space follows, not `networks`' lower idf."""
+    netted = {"id": "net", "title": "Deep Net Compression", "abstract": "We compress a deep net."}
+    engine = engine_over({"typed.json": [*COMPLETING, netted]})
+    typing = engine.search(SearchRequest("deep net", limit=10, partial=True))
+    finished = engine.search(SearchRequest("deep net ", limit=10, partial=True))
+    assert ids_of(typing)[0] == ids_of(finished)[0] == "net"
+    assert typing.hits[0].score == pytest.approx(finished.hits[0].score)
+    assert typing.total > finished.total  # the papers with networks match too
