@@ -538,7 +538,8 @@ class TermScorer:
             else idf / _idf(len(words[number]), self._doc_count)
             for number in grouped
         }
-        group: Unit = [[(number, factor[number]) for number in sorted(members)] for members in completions]
+        # (A word without papers adds 0.0 to each: left out, the sums are the same floats.)
+        group: Unit = [[(number, factor[number]) for number in members if words[number]] for members in completions]
         first, taken = grouped[0], set(grouped)
         return [
             group if number == first else unit
@@ -933,11 +934,13 @@ def _unit_scores(unit: Unit, gets: list[Callable], docs: list[int]) -> Iterable[
         return map(gets[unit[0][0][0]], docs, repeat(0.0))
     best: list[float] | None = None
     for members in unit:
-        scores = [0.0] * len(docs)
+        scores: Iterable[float] | None = None  # (0.0 + the first word's score is that score)
         for number, factor in members:
             found = map(gets[number], docs, repeat(0.0))
-            scores = list(map(add, scores, found if factor == 1.0 else map(mul, found, repeat(factor))))
-        best = scores if best is None else list(map(max, best, scores))
+            found = found if factor == 1.0 else map(mul, found, repeat(factor))
+            scores = found if scores is None else map(add, scores, found)
+        if scores is not None:
+            best = list(scores) if best is None else list(map(max, best, scores))
     return best or [0.0] * len(docs)
 
 
