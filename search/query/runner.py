@@ -33,8 +33,6 @@ from search.query.related import similar_query
 from search.query.scoring import TermScorer, Typed, score_files, word_keys
 from search.query.spelling import Speller, typed_by_hand, word_being_typed
 
-CACHED_WORD_KEYS = 1024
-"""Completions whose parsed words are kept: the same ones come back at each keystroke of a word."""
 _SYNTAX = re.compile(r"[*?~:\"^()\[\]{}]")
 
 
@@ -58,8 +56,6 @@ class QueryRunner:
         self._docnum_of: dict[str, int] | None = None
         self._last_ids: Set[str] | None = None
         self._last_docnums: set[int] = set()
-        self._word_keys: dict[str, frozenset[tuple]] = {}
-        """A completion of the word being typed -> the words it is scored as (at most CACHED_WORD_KEYS)."""
 
     def close(self) -> None:
         with self._lock:
@@ -169,7 +165,7 @@ class QueryRunner:
         widened = self._speller.widened(base, budget) if how.widen else None  # `transfomer`: transformer too
         base = widened.text if widened else base
         completed = base + self._speller.completed(typing) if typing else base
-        group = self._typed(typing, budget) if typing else None  # its completions: one word
+        group = self._typed(typing) if typing else None  # its completions: one word
         # The words are counted only when they are the query's own parts: not for AND, OR, NOT.
         query, notice, clauses = self._parser.parse_words(completed, budget, words=not explicit_syntax(typed))
         if clauses:
@@ -193,21 +189,11 @@ class QueryRunner:
             also_searched=widened.pairs if widened else (),
         )
 
-    def _typed(self, typing: str, budget: Budget) -> Typed | None:
+    def _typed(self, typing: str) -> Typed | None:
         """The word being typed and its completions, as the words they are scored as (scoring.py's
         `Typed`); None when it has no completions."""
         words = self._speller.completing(typing)
-        if len(words) < 2:
-            return None
-        keys = []
-        for word in words:
-            found = self._word_keys.get(word)
-            if found is None:
-                if len(self._word_keys) >= CACHED_WORD_KEYS:
-                    self._word_keys.clear()
-                found = self._word_keys[word] = word_keys(self._parser.parse(word, budget)[0])
-            keys.append(found)
-        return tuple(keys)
+        return tuple(map(word_keys, words)) if len(words) > 1 else None
 
     # -- running ------------------------------------------------------------------------------
 

@@ -61,6 +61,7 @@ from whoosh.codec.whoosh3 import LENGTHS_COLUMN, W3LeafMatcher
 from whoosh.reading import TermNotFound
 from whoosh.util.numeric import byte_to_length
 
+from search.index.analysis import analysed
 from search.query.budget import CHECK_EVERY
 from search.query.impacts import MIN_PAPERS, ScoreFiles
 
@@ -166,10 +167,12 @@ Unit = list[list[tuple[int, float]]]
 the factor they count by), added; the best completion counts. A plain word is [[(its position, 1.0)]]."""
 
 
-def word_keys(query: wq.Query) -> frozenset[tuple]:
-    """The keys of the words a query's terms are scored as (one word typed: its stem in the text
-    fields, its name in the authors field)."""
-    return frozenset(_word_key(term) for term in query.leaves() if type(term) is wq.Term)
+def word_keys(word: str) -> frozenset[tuple]:
+    """The keys (`_word_key`) of the words one word typed is scored as: its stems in the text
+    fields, its name in the authors field, as the query parser's terms of it have them (without
+    parsing it: a keystroke's completions are new words, four parses a keystroke)."""
+    stemmed = {(term, 1.0, False) for term in analysed(word, stemmed=True)[1]}
+    return frozenset(stemmed | {(name, 1.0, True) for name in analysed(word, stemmed=False)[1]})
 
 
 class Ranked:

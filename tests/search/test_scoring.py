@@ -503,3 +503,17 @@ def test_the_word_as_typed_keeps_its_own_score_beside_a_more_common_completion(e
     assert ids_of(typing)[0] == ids_of(finished)[0] == "net"
     assert typing.hits[0].score == pytest.approx(finished.hits[0].score)
     assert typing.total > finished.total  # the papers with networks match too
+
+
+def test_a_typed_words_keys_are_those_of_the_parsers_terms(seed_engine):
+    """The words a completion is scored as are named without parsing it (word_keys): the same
+    keys as the query parser's terms of it, over the vocabulary's words."""
+    from search.query.scoring import _word_key, word_keys
+
+    runner = []
+    seed_engine._index.read(lambda reader, attempt: runner.append(reader), lambda value: True)
+    vocabulary = runner[0]._speller._words
+    assert len(vocabulary) > 1000
+    for word in [*vocabulary[::5], "GraphBridge", "Zhang", "of"]:
+        parsed = runner[0]._parser.parse(word)[0]
+        assert word_keys(word) == {_word_key(term) for term in parsed.leaves() if type(term) is wq.Term}, word
