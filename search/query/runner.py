@@ -32,7 +32,7 @@ from search.query.budget import CHECK_EVERY, MAX_QUERY_WORDS, Budget, SearchStop
 from search.query.parse import OPERATORS, WORD, Clauses, QueryParser
 from search.query.pasted import explicit_syntax, words_meant
 from search.query.related import similar_query
-from search.query.scoring import TermScorer, score_files
+from search.query.scoring import TermScorer, Typed, score_files, word_keys
 from search.query.spelling import Speller, typed_by_hand, word_being_typed
 
 _SYNTAX = re.compile(r"[*?~:\"^()\[\]{}]")
@@ -177,12 +177,13 @@ class QueryRunner:
         widened = self._speller.widened(base, budget) if how.widen else None  # `transfomer`: transformer too
         base = widened.text if widened else base
         completed = base + self._speller.completed(typing) if typing else base
+        group = self._typed(typing) if typing else None  # its completions: one word
         # The words are counted only when they are the query's own parts: not for AND, OR, NOT.
         query, notice, clauses = self._parser.parse_words(completed, budget, words=not explicit_syntax(typed))
         if clauses:
-            found = self._find(query, how.limit, how.hit_terms, docs, budget, clauses, how.all_words)
+            found = self._find(query, how.limit, how.hit_terms, docs, budget, clauses, how.all_words, group)
         else:
-            found = _Found(*self._execute(query, how.limit, how.hit_terms, docs, budget))
+            found = _Found(*self._execute(query, how.limit, how.hit_terms, docs, budget, group))
         if how.all_words and found.any_words and not found.total:
             notice = "; ".join(
                 filter(None, [notice, f"no paper has every word; {found.any_words:,} have some (match:any)"])
@@ -200,13 +201,25 @@ class QueryRunner:
             also_searched=widened.pairs if widened else (),
         )
 
+    def _typed(self, typing: str) -> Typed | None:
+        """The word being typed and its completions, as the words they are scored as (scoring.py's
+        `Typed`); None when it has no completions."""
+        words = self._speller.completing(typing)
+        return tuple(map(word_keys, words)) if len(words) > 1 else None
+
     # -- running ------------------------------------------------------------------------------
 
     def _execute(
-        self, query: wq.Query, limit: int, hit_terms: bool, allowed: set[int] | None, budget: Budget
+        self,
+        query: wq.Query,
+        limit: int,
+        hit_terms: bool,
+        allowed: set[int] | None,
+        budget: Budget,
+        typed: Typed | None = None,
     ) -> tuple[tuple[Hit, ...], int, tuple[str, ...]]:
-        """The query's top hits, how many match, and its terms."""
-        found = self._find(query, limit, hit_terms, allowed, budget)
+        """The query's top hits, how many match, and its terms (`typed`: as _find's)."""
+        found = self._find(query, limit, hit_terms, allowed, budget, typed=typed)
         return found.hits, found.total, found.terms
 
     def _find(
@@ -218,16 +231,18 @@ class QueryRunner:
         budget: Budget,
         clauses: Clauses | None = None,
         all_words: bool = False,
+        typed: Typed | None = None,
     ) -> _Found:
         """The query's top hits and how many match; given its words (`clauses`), how many have
-        every word and how many any, and with `all_words` only the first are hits."""
+        every word and how many any, and with `all_words` only the first are hits; `typed`: the word
+        being typed, with its completions (scored as one word)."""
         if query is wq.NullQuery:
             return _Found((), 0, ())
         terms = tuple(dict.fromkeys(_decode(t) for field, t in query.iter_all_terms() if field != "id"))
         ids = self._id_column
         if TermScorer.handles(query):
             # Words as typing makes them (prefixes completed): the best found without scoring every match.
-            top = self._scorer.top_words(query, clauses, max(1, limit), allowed, all_words, budget.check)
+            top = self._scorer.top_words(query, clauses, max(1, limit), allowed, all_words, budget.check, typed)
             if top is not None:
                 budget.check()  # a search superseded meanwhile stops here, before its hits are made
                 found = [
@@ -236,9 +251,9 @@ class QueryRunner:
                 ]
                 return _Found(tuple(found), top.total, terms, top.with_all, top.with_any)
             # Words, prefixes, fuzzy terms, fields and booleans: ranked from cached per-term scores.
-            ranked = self._scorer.rank(query, budget.check)
+            ranked = self._scorer.rank(query, budget.check, typed)
             if clauses:
-                self._scorer.add_adjacency(query, ranked, clauses, budget.check)
+                self._scorer.add_adjacency(query, ranked, clauses, budget.check, typed)
             if allowed is not None:
                 ranked.scores = {doc: score for doc, score in ranked.scores.items() if doc in allowed}
             with_any = with_all = None

@@ -25,6 +25,15 @@ paper that has all four words someone remembered (measured on the quality benchm
 misses of distinctive-word queries were of that kind); Whoosh's own coordination was lost when its
 Or was rebuilt. Queries that say how their words combine (AND, OR, NOT, parentheses) get no bonus.
 
+The word being typed (`Typed`): the app searches it with its few most common completions, which
+count as one word: a paper's score for them is its best completion's (a dis-max), each completion's
+score taken at the idf of the group's most common member (a completion as rare as `neuralkanren`
+would otherwise outscore every paper with the word typed, `neural`), but the word as typed's at its
+own (a paper with it scores at least as it will once the word is finished); its adjacency bonus is
+the typed word's own. Summed, as an Or adds them, a paper holding several completions scored the
+unfinished word above a finished one: `graph neural` listed "Neural Guided Constraint Logic
+Programming" (neural, neuralkanren) first, `graph neural ` the graph neural network papers.
+
 Whoosh would walk matcher objects posting by posting, in pure Python: about 70 ms for three
 common words over 10k abstracts. While a user types, the same few words come back on every
 keystroke, so each word's scores are computed once and kept in a dict {docnum: score} (within a
@@ -52,6 +61,7 @@ from whoosh.codec.whoosh3 import LENGTHS_COLUMN, W3LeafMatcher
 from whoosh.reading import TermNotFound
 from whoosh.util.numeric import byte_to_length
 
+from search.index.analysis import analysed
 from search.query.budget import CHECK_EVERY
 from search.query.impacts import MIN_PAPERS, ScoreFiles
 
@@ -148,6 +158,23 @@ class Recent(OrderedDict[Key, Value]):
             self.bytes -= self._weights.pop(key, 0)
 
 
+Typed = tuple[frozenset[tuple], ...]
+"""The word being typed, as its completions (the word as typed first), each as the word keys
+(`word_keys`) of its terms: scored as one word (the module's docstring)."""
+
+Unit = list[list[tuple[int, float]]]
+"""How words' scores make one word of a query: per completion, (the position of a word's scores,
+the factor they count by), added; the best completion counts. A plain word is [[(its position, 1.0)]]."""
+
+
+def word_keys(word: str) -> frozenset[tuple]:
+    """The keys (`_word_key`) of the words one word typed is scored as: its stems in the text
+    fields, its name in the authors field, as the query parser's terms of it have them (without
+    parsing it: a keystroke's completions are new words, four parses a keystroke)."""
+    stemmed = {(term, 1.0, False) for term in analysed(word, stemmed=True)[1]}
+    return frozenset(stemmed | {(name, 1.0, True) for name in analysed(word, stemmed=False)[1]})
+
+
 class Ranked:
     """A query's matches: score per docnum, which leaf terms matched each, and the papers each of
     the query's top-level parts matched (for an Or or an And; else empty), in order."""
@@ -203,6 +230,7 @@ class TermScorer:
         """id(a word's scores) -> (the scores, their papers best first); forgotten with the scores."""
         self._cache.forgotten = lambda scores: self._impacts.forget(id(scores))
         self._check: Callable[[], None] = _unlimited
+        self._typed: Typed | None = None
 
     @staticmethod
     def handles(query: wq.Query) -> bool:
@@ -217,16 +245,19 @@ class TermScorer:
             return TermScorer.handles(query.a) and TermScorer.handles(query.b)
         return False
 
-    def rank(self, query: wq.Query, check: Callable[[], None] | None = None) -> Ranked:
+    def rank(self, query: wq.Query, check: Callable[[], None] | None = None, typed: Typed | None = None) -> Ranked:
         """The query's scores; `check` is called between steps (a term, a segment's postings, a
-        batch of phrase candidates) and may raise to stop (a search's budget)."""
+        batch of phrase candidates) and may raise to stop (a search's budget); `typed`: the word
+        being typed, scored as one word where an Or holds its completions."""
         leaves: list[tuple[str, str, dict[int, float]]] = []
         parts: list[dict[int, float]] = []
         self._check = check or _unlimited
+        self._typed = typed
         try:
             scores = self._evaluate(query, leaves, parts)
         finally:
             self._check = _unlimited
+            self._typed = None
         return Ranked(scores, leaves, parts)
 
     def with_every(self, query: wq.Query, ranked: Ranked, clauses: tuple[tuple[int, ...], ...]) -> frozenset[int]:
@@ -269,15 +300,17 @@ class TermScorer:
         allowed: set[int] | None = None,
         all_words: bool = False,
         check: Callable[[], None] | None = None,
+        typed: Typed | None = None,
     ) -> Top | None:
         """What rank, add_adjacency, with_every, reward_every_word and top give for a query of words
         (an Or of terms, as typing makes), without merging every matching paper's scores or heaping
         them: each word's papers are read best first (kept in that order), each paper seen scored
         whole, until the `limit`th best scores more than any paper not seen yet can (the threshold
         algorithm: every word's score at the depth read, the adjacency bonus and the every-word
-        factor at their most). Counts are the sizes of the words' sets of papers. None for any
-        other query (Whoosh's ranking, or rank, answers it). Scores are added in the order rank
-        adds them, so they are the same floats and ties break alike."""
+        factor at their most; the word being typed, `typed`, at its best completion's). Counts are
+        the sizes of the words' sets of papers. None for any other query (Whoosh's ranking, or
+        rank, answers it). Scores are added in the order rank adds them, so they are the same
+        floats and ties break alike."""
         if not 0 < limit <= TOP_WORDS_LIMIT:
             return None
         if type(query) is wq.Term:
@@ -294,7 +327,7 @@ class TermScorer:
                 return None  # a word in two clauses: its scores' papers are not one clause's
         self._check = check or _unlimited
         try:
-            return self._top_words(query, terms, clauses, limit, allowed, all_words)
+            return self._top_words(query, terms, clauses, limit, allowed, all_words, typed)
         finally:
             self._check = _unlimited
 
@@ -306,10 +339,12 @@ class TermScorer:
         limit: int,
         allowed: set[int] | None,
         all_words: bool,
+        typed: Typed | None,
     ) -> Top:
         leaves: list[tuple[str, str, dict[int, float]]] = []
         words = self._words(terms, leaves)
         of_key = dict(zip(dict.fromkeys(map(_word_key, terms)), words))
+        units = self._units(list(of_key), words, typed)
         with_all = with_any = None
         every: frozenset[int] | None = None
         pairs: list[tuple[frozenset[int], dict[int, float], dict[int, float]]] = []
@@ -334,7 +369,7 @@ class TermScorer:
             with_all, with_any = len(every), len(matched)
             total = with_all if all_words else with_any
             if type(query) is wq.Or:
-                clause_words = [self._clause_word(query, clause) for clause in clauses]
+                clause_words = [self._clause_word(query, clause, typed) for clause in clauses]
                 for first, second in pairwise(clause_words):
                     if first is None or second is None or first[0] == second[0]:
                         continue
@@ -346,12 +381,13 @@ class TermScorer:
             matched = words[0].keys() if len(words) == 1 else frozenset().union(*words)
             total = len(matched) if allowed is None else len(allowed.intersection(matched))
         factor = 1 + EVERY_WORD if clauses and len(clauses) >= 2 else None
-        best = self._threshold(words, pairs, every, factor, limit, allowed, all_words and every is not None)
+        best = self._threshold(words, units, pairs, every, factor, limit, allowed, all_words and every is not None)
         return Top(best, total, with_all, with_any, leaves)
 
     def _threshold(
         self,
         words: list[dict[int, float]],
+        units: list[Unit],
         pairs: list[tuple[frozenset[int], dict[int, float], dict[int, float]]],
         every: frozenset[int] | None,
         factor: float | None,
@@ -361,9 +397,9 @@ class TermScorer:
     ) -> list[tuple[int, float]]:
         """The best `limit` papers by the threshold algorithm (top_words). Each round's papers not
         seen yet are scored together, a word at a time by map (a word's score is 0.0 where the paper
-        lacks it: adding it leaves the sum as it was, so the floats are those of skipping it)."""
-        words = [scores for scores in words if scores]  # (the pairs' words have papers)
-        orders = [self._best_first(scores) for scores in words]
+        lacks it: adding it leaves the sum as it was, so the floats are those of skipping it; the
+        word being typed, `units`, adds its best completion's)."""
+        orders = [self._best_first(scores) if scores else [] for scores in words]
         depth = 0
         longest = max(map(len, orders), default=0)
         seen: set[int] = set()
@@ -382,8 +418,8 @@ class TermScorer:
                 fresh = list(filter(every_doc.__contains__, fresh))
             if fresh:
                 totals = [0.0] * len(fresh)
-                for get in gets:
-                    totals = list(map(add, totals, map(get, fresh, repeat(0.0))))
+                for unit in units:
+                    totals = list(map(add, totals, _unit_scores(unit, gets, fresh)))
                 for together, first, second in pairs:
                     for number, doc in enumerate(fresh):
                         if doc in together:
@@ -400,7 +436,9 @@ class TermScorer:
             if len(kept) < limit:
                 continue
             at = [scores[order[depth]] if depth < len(order) else 0.0 for scores, order in zip(words, orders)]
-            bound = sum(at)
+            bound = 0.0
+            for unit in units:  # a completion not seen scores at most its words' at the depth
+                bound += max(sum(at[number] * share for number, share in members) for members in unit)
             for _, first, second in pairs:
                 bound += ADJACENT * (self._at_most(first, words, at) + self._at_most(second, words, at))
             if factor is not None:
@@ -471,12 +509,46 @@ class TermScorer:
                 parts.append(own[0] if len(own) == 1 else _union(own))
         if top_parts is not None:
             top_parts.extend(parts)
+        keys = list(dict.fromkeys(_word_key(term) for terms in terms_of if terms is not None for term in terms))
+        words = [_unit_dict(unit, words) for unit in self._units(keys, words, self._typed)]
         merged: dict[int, float] = {}
         for scores in [*words, *(part for part, terms in zip(parts, terms_of) if terms is None)]:
             get = merged.get
             for doc, score in scores.items():
                 merged[doc] = get(doc, 0.0) + score
         return merged
+
+    def _units(self, keys: list[tuple], words: list[dict[int, float]], typed: Typed | None) -> list[Unit]:
+        """How the words (`keys`, their scores `words`) make the query's: each its own, but the word
+        being typed's completions, one word together (the module's docstring), where two or more
+        of them have papers. A completion's words count by idf(its group's most common) / its idf
+        (1.0 for the most common, and for the word as typed: their scores as they are)."""
+        units: list[Unit] = [[[(number, 1.0)]] for number in range(len(keys))]
+        if not typed:
+            return units
+        at = {key: number for number, key in enumerate(keys)}
+        completions = [[at[key] for key in keys if key in completion] for completion in typed]
+        as_typed = set(completions[0])
+        completions = [members for members in completions if any(words[number] for number in members)]
+        grouped = sorted({number for members in completions for number in members})
+        if len(completions) < 2:
+            return units
+        most = max(len(words[number]) for number in grouped)
+        idf = _idf(most, self._doc_count)
+        factor = {
+            number: 1.0
+            if number in as_typed or len(words[number]) in (0, most)
+            else idf / _idf(len(words[number]), self._doc_count)
+            for number in grouped
+        }
+        # (A word without papers adds 0.0 to each: left out, the sums are the same floats.)
+        group: Unit = [[(number, factor[number]) for number in members if words[number]] for members in completions]
+        first, taken = grouped[0], set(grouped)
+        return [
+            group if number == first else unit
+            for number, unit in enumerate(units)
+            if number not in taken or number == first
+        ]
 
     def _words(self, terms: Sequence[wq.Term], leaves: list) -> list[dict[int, float]]:
         """The scores of the words the terms make: the terms with one text (and boost) are one word,
@@ -548,11 +620,12 @@ class TermScorer:
         ranked: Ranked,
         clauses: tuple[tuple[int, ...], ...],
         check: Callable[[], None] | None = None,
+        typed: Typed | None = None,
     ) -> None:
         """Add the bonus for adjacent words (module docstring) to `ranked`, for a query of plain words
         (`clauses`: the top-level parts of each word, in the order typed; a word that expands to
-        several terms, a prefix or a fuzzy term, takes no part)."""
-        words = [self._clause_word(query, clause) for clause in clauses]
+        several terms, a prefix or a fuzzy term, takes no part; the word being typed, `typed`, as typed)."""
+        words = [self._clause_word(query, clause, typed) for clause in clauses]
         self._check = check or _unlimited
         try:
             self._add_adjacency(ranked, words)
@@ -583,9 +656,16 @@ class TermScorer:
         for doc in every:
             scores[doc] *= factor
 
-    def _clause_word(self, query: wq.Query, clause: tuple[int, ...]) -> tuple[bytes, tuple[str, ...]] | None:
-        """The one text, and its text fields, a word of the query searches; None for anything else."""
+    def _clause_word(
+        self, query: wq.Query, clause: tuple[int, ...], typed: Typed | None = None
+    ) -> tuple[bytes, tuple[str, ...]] | None:
+        """The one text, and its text fields, a word of the query searches (of the word being typed
+        and its completions, `typed`: the word as typed); None for anything else."""
         parts = [query.subqueries[at] for at in clause]
+        if typed and len(typed) > 1 and all(type(part) is wq.Term for part in parts):
+            keys = [_word_key(part) for part in parts]
+            if not typed[0].isdisjoint(keys) and frozenset().union(*typed).issuperset(keys):
+                parts = [part for part, key in zip(parts, keys) if key in typed[0]]
         if not all(type(part) is wq.Term and part.boost == 1.0 for part in parts):
             return None
         texts = {part.text for part in parts if part.fieldname in FIELD_WEIGHTS}
@@ -849,3 +929,33 @@ def _union(parts: list[dict[int, float]]) -> dict[int, float]:
     for part in parts:
         union.update(part)
     return union
+
+
+def _idf(papers: int, total: int) -> float:
+    """A word's idf (the module's docstring), for one in `papers` of `total` papers."""
+    return log(1 + (total - papers + 0.5) / (papers + 0.5))
+
+
+def _unit_scores(unit: Unit, gets: list[Callable], docs: list[int]) -> Iterable[float]:
+    """A word's scores (a `Unit`: its completions') in the docs, in the order `_unit_dict` adds them."""
+    if len(unit) == 1 and len(unit[0]) == 1 and unit[0][0][1] == 1.0:
+        return map(gets[unit[0][0][0]], docs, repeat(0.0))
+    best: list[float] | None = None
+    for members in unit:
+        scores: Iterable[float] | None = None  # (0.0 + the first word's score is that score)
+        for number, factor in members:
+            found = map(gets[number], docs, repeat(0.0))
+            found = found if factor == 1.0 else map(mul, found, repeat(factor))
+            scores = found if scores is None else map(add, scores, found)
+        if scores is not None:
+            best = list(scores) if best is None else list(map(max, best, scores))
+    return best or [0.0] * len(docs)
+
+
+def _unit_dict(unit: Unit, words: list[dict[int, float]]) -> dict[int, float]:
+    """A word's scores (a `Unit`) in every paper that has any of its completions."""
+    if len(unit) == 1 and len(unit[0]) == 1 and unit[0][0][1] == 1.0:
+        return words[unit[0][0][0]]
+    docs = list(_union([words[number] for members in unit for number, _ in members]))
+    gets = [scores.get for scores in words]
+    return dict(zip(docs, _unit_scores(unit, gets, docs)))

@@ -199,11 +199,17 @@ class Speller:
         at = bisect_left(self._words, typing)
         return not (at < len(self._words) and self._words[at].startswith(typing))
 
+    def completing(self, typing: str) -> list[str]:
+        """The word being typed and its most common completions (none under 3 letters): never an
+        unbounded prefix query."""
+        return [typing] if len(typing) < 3 else [typing, *self._completions(typing)]
+
     def completed(self, typing: str) -> str:
-        """The word being typed, or its most common completions: never an unbounded prefix query."""
+        """The word being typed, or its most common completions, as a group to search (scoring.py
+        scores them as one word: `Typed`)."""
         if len(typing) < 3:
             return typing
-        return "(" + " OR ".join([typing, *self._completions(typing)]) + ")"
+        return "(" + " OR ".join(self.completing(typing)) + ")"
 
     def _closest(self, word: str) -> str | None:
         """The vocabulary word within near_edits of word that the index finds, the nearest first,

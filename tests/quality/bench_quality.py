@@ -1,6 +1,6 @@
 """iclr-reader quality benchmark: known-item MRR@10 and top-1 of iclr-reader against SQLite FTS5.
 
-    python tests/quality/bench_quality.py [--per-list N] [--seed S] [--quick]
+    python tests/quality/bench_quality.py [--per-list N] [--seed S] [--quick] [--typing]
 
 Three corpora, each of every paper of the lists in ../shared/corpora/paperlists (--quick: three
 small lists), the titles as the reader shows them (LaTeX converted):
@@ -27,6 +27,10 @@ abstract as the reader shows them), each query word quoted and the words OR-join
 search box would. Two disjoint samples are drawn with a fixed seed: A is the one to tune on, B is
 kept aside, and both are reported. The last line printed is one JSON object with every figure.
 No thresholds here: compare runs, read the two samples side by side.
+
+--typing: each query is searched as the app searches it while its last word is still being typed
+(`partial`, no space after it: that word also matches its common completions), and its top 10 are
+compared with those of the query finished (a space typed after it): the figures say how many agree.
 
 The default, 50 papers per list (850 queries a sample over the 17 lists), takes about five minutes:
 a title query costs both engines tens of milliseconds over the 10,745 papers. `--per-list 200` is the
@@ -433,12 +437,30 @@ class Oddities:
     corrected: Counter[str] = field(default_factory=Counter)
     """Each query answered with a spelling correction (the words changed: "halko -> halo")."""
     examples: dict[str, str] = field(default_factory=dict)
+    typed: int = 0
+    """--typing: queries searched as typed and finished."""
+    agreed: int = 0
+    """--typing: those whose top CUTOFF as typed are the finished query's (the same papers, in order)."""
+    finished: list[str] = field(default_factory=list)
+    """--typing: the last query's top CUTOFF once finished."""
+    finished_ranks: list[int | None] = field(default_factory=list)
+    """--typing: the known item's rank in each finished query's (as `iclr-reader search` ranks it)."""
+
+
+TYPING = False
+"""--typing: search each query as typed, its last word unfinished (see the module's docstring)."""
 
 
 def engine_ids(engine: SearchEngine, query: str, odd: Oddities) -> list[str]:
+    odd.finished = []
     try:
-        # As `iclr-reader search` calls it (no marks: no is: facet).
-        result = engine.search(SearchRequest(query, limit=CUTOFF))
+        # As `iclr-reader search` calls it (no marks: no is: facet); or as the app does while typing.
+        result = engine.search(SearchRequest(query, limit=CUTOFF, partial=TYPING))
+        if TYPING:
+            finished = engine.search(SearchRequest(query + " ", limit=CUTOFF, partial=True))
+            odd.typed += 1
+            odd.agreed += [hit.paper_id for hit in result.hits] == [hit.paper_id for hit in finished.hits]
+            odd.finished = [engine.canonical(hit.paper_id) for hit in finished.hits]
     except ReaderError as error:  # refused, as the CLI would say; anything else is a bug and stops the run
         kind = f"{type(error).__name__}: {error}"
         odd.raised[kind] += 1
@@ -477,6 +499,8 @@ def run_setup(
             known = setup.engine.canonical(paper.id)
             begun = time.perf_counter()
             ours = engine_ids(setup.engine, query, odd)
+            if TYPING:
+                odd.finished_ranks.append(rank_of(known, odd.finished))
             middle = time.perf_counter()
             theirs = fts5_ids(setup.fts5, query)
             tallies["iclr-reader", sample].add(rank_of(known, ours), middle - begun)
@@ -498,7 +522,10 @@ def main() -> int:
         action="store_true",
         help=f"{len(QUICK_LISTS)} small lists, small samples (keeps the script working in CI)",
     )
+    parser.add_argument("--typing", action="store_true", help="search each query with its last word being typed")
     args = parser.parse_args()
+    global TYPING
+    TYPING = args.typing
     per_list = args.per_list or (QUICK_PER_LIST if args.quick else PER_LIST)
     if per_list < 1:
         parser.error("--per-list must be at least 1")
@@ -560,10 +587,17 @@ def main() -> int:
     figures["engine_notices"] = sum(sum(o.notices.values()) for o in odd.values())
     figures["engine_corrected"] = sum(sum(o.corrected.values()) for o in odd.values())
     figures["seconds"] = seconds
+    if TYPING:
+        for key, _, _, _ in SETUPS:
+            figures[f"{key}_typing_agreed"] = odd[key].agreed
+            figures[f"{key}_typing_queries"] = odd[key].typed
+            figures[f"{key}_finished_mrr"] = Tally(odd[key].finished_ranks).mrr
 
     print(
         f"iclr-reader quality benchmark: {n_papers:,} papers in {len(files)} lists, "
-        f"samples A and B of {per_list} per list, seed {args.seed}" + (" (quick)" if args.quick else "")
+        f"samples A and B of {per_list} per list, seed {args.seed}"
+        + (" (quick)" if args.quick else "")
+        + (", the last word being typed" if TYPING else "")
     )
     header = ("setup", "engine", "sample", f"MRR@{CUTOFF}", "top-1", "queries")
     rows = [
@@ -586,6 +620,11 @@ def main() -> int:
         if seen.corrected:
             examples = "; ".join(change for change, _ in seen.corrected.most_common(4))
             print(f"  {name}: spelling-corrected {seen.corrected.total():,} queries ({examples})")
+        if seen.typed:
+            print(
+                f"  {name}: top {CUTOFF} as typed = finished for {seen.agreed:,} of {seen.typed:,} queries; "
+                f"finished MRR@{CUTOFF} {Tally(seen.finished_ranks).mrr:.3f} (A and B)"
+            )
     print(
         f"  mean time a query: iclr-reader {figures['iclr_reader_query_ms']:.1f} ms, "
         f"FTS5 {figures['fts5_query_ms']:.1f} ms; took {seconds:.1f} s in all"

@@ -384,9 +384,9 @@ class Stall:
         self.gave_up = False
         real = QueryRunner._execute
 
-        def execute(runner, query, limit, hit_terms, allowed, budget):
+        def execute(runner, query, limit, hit_terms, allowed, budget, typed=None):
             if not any(_text(term) == self.WORD for _, term in query.iter_all_terms()):
-                return real(runner, query, limit, hit_terms, allowed, budget)
+                return real(runner, query, limit, hit_terms, allowed, budget, typed)
             self.entered.set()
             try:
                 give_up = time.monotonic() + HANG_GUARD

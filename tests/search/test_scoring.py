@@ -359,6 +359,13 @@ def test_the_best_found_without_scoring_every_match_are_the_same(seed_engine, mo
         # Sparsify a DenseNet" over the real lists).
         "Graph-Network: How to Prune a Network",
         "Optimization, fast and slow: optimally switching between local and Bayesian optimization",
+        # The word being typed, its completions one word: beside a word that is one of them, a
+        # name, a filter, and inside explicit syntax (ranked from every match there).
+        "neural network neur",
+        "author:chen neur",
+        "has:code neur",
+        "(graph OR tabular) AND neur",
+        "graph NOT neur",
     ]
     assert_top_words_ranks_as_every_match(seed_engine, monkeypatch, typed + extra + SEED_QUERIES)
 
@@ -367,6 +374,7 @@ def test_the_best_found_without_scoring_every_match_are_the_same_over_real_lists
     typed = [text[:end] for text in TYPED for end in range(3, len(text) + 1) if not text[:end].endswith(" ")]
     extra = ["list:iclr2018 graph neural", "is:oral diffusion models", "model match:all", "neural network neural"]
     extra += ["Log-DenseNet: How to Sparsify a DenseNet"]
+    extra += ["program synthesis neur", "convolutional neural netw", "neural network neur", "is:oral graph neur"]
     assert_top_words_ranks_as_every_match(real_engine, monkeypatch, typed + extra + REAL_QUERIES)
 
 
@@ -413,3 +421,99 @@ def test_a_last_letter_searched_among_authors_alone_takes_the_threshold_path(see
                 expected.any_words,
             ), text
     assert used and all(top is not None for top in used)
+
+
+# -- the word being typed: its completions count as one word -------------------------------------------
+
+TYPED_TOPICS = ["molecules", "traffic", "citations", "proteins", "circuits", "social ties"]
+COMPLETING = [
+    *(
+        {
+            "id": f"g{number}",
+            "title": f"Graph Neural Networks for {topic.title()}",
+            "abstract": f"We study graph neural networks on {topic} and report results.",
+        }
+        for number, topic in enumerate(TYPED_TOPICS)
+    ),
+    # "neural" once, beside two rare words that complete it, each said twice: summed, the three
+    # outscored every paper about graph neural networks while "neural" was being typed.
+    {
+        "id": "rare",
+        "title": "Neuralfoo and Neuralbar for Graph Programs",
+        "abstract": "A neural language, neuralfoo, and its checker, neuralbar, write graph programs.",
+    },
+    {"id": "only", "title": "Neuralfoo Search", "abstract": "Searching programs written in neuralfoo."},
+]
+
+
+def ids_of(result) -> list[str]:
+    return [hit.paper_id for hit in result.hits]
+
+
+def test_the_word_being_typed_ranks_as_the_word_finished(engine_over):
+    """While its last word is typed, a query ranks as it will once a space follows: a paper with
+    several rare completions of the word does not rise above the papers with the word itself, and
+    the papers with a completion only still match."""
+    engine = engine_over({"typed.json": COMPLETING})
+    typing = engine.search(SearchRequest("graph neural", limit=10, partial=True))
+    finished = engine.search(SearchRequest("graph neural ", limit=10, partial=True))
+    assert ids_of(typing)[:6] == ids_of(finished)[:6]
+    assert sorted(ids_of(typing)[:6]) == [f"g{number}" for number in range(6)]
+    assert [hit.score for hit in typing.hits[:6]] == pytest.approx([hit.score for hit in finished.hits[:6]])
+    assert typing.total == finished.total + 1 and "only" in ids_of(typing)  # neuralfoo alone matches too
+
+
+def test_a_papers_score_for_the_word_being_typed_is_its_best_completions(engine_over):
+    """One word typed: a paper scores its best completion's score, each completion counted at the
+    idf of the most common (here the word typed), not their sum."""
+    engine = engine_over({"typed.json": COMPLETING})
+    papers = len(COMPLETING)
+
+    def idf(having: int) -> float:
+        return log(1 + (papers - having + 0.5) / (having + 0.5))
+
+    neural, foo, bar = (scores_of(engine, word) for word in ("neural", "neuralfoo", "neuralbar"))
+    typing = {hit.paper_id: hit.score for hit in engine.search(SearchRequest("neural", limit=10, partial=True)).hits}
+    as_neural = idf(len(neural)) / idf(len(foo)), idf(len(neural)) / idf(len(bar))
+    assert typing["rare"] == pytest.approx(max(neural["rare"], foo["rare"] * as_neural[0], bar["rare"] * as_neural[1]))
+    assert typing["rare"] < neural["rare"] + foo["rare"] + bar["rare"]
+    assert typing["only"] == pytest.approx(foo["only"] * as_neural[0])
+    others = {paper: score for paper, score in neural.items() if paper != "rare"}
+    assert {paper: typing[paper] for paper in others} == pytest.approx(others)  # the word itself, as it scores
+    assert set(typing) == set(neural) | set(foo) | set(bar)
+
+
+def test_graph_neural_typed_lists_the_graph_neural_network_papers_first(real_engine):
+    """The tester's case over the real lists: `graph neural` typed listed "Neural Guided Constraint
+    Logic Programming" (neural, neuralkanren) and "NeuralFDR" above the graph neural network papers
+    that `graph neural ` lists first."""
+    typing = real_engine.search(SearchRequest("graph neural", limit=10, partial=True))
+    finished = real_engine.search(SearchRequest("graph neural ", limit=10, partial=True))
+    assert ids_of(typing)[:5] == ids_of(finished)[:5]
+    assert typing.total >= finished.total
+
+
+def test_the_word_as_typed_keeps_its_own_score_beside_a_more_common_completion(engine_over):
+    """`net` typed is a word of its own (in one paper) and the start of `networks` (in six): the
+    paper with `net` scores what it will once a space follows, not `networks`' lower idf."""
+    netted = {"id": "net", "title": "Deep Net Compression", "abstract": "We compress a deep net."}
+    engine = engine_over({"typed.json": [*COMPLETING, netted]})
+    typing = engine.search(SearchRequest("deep net", limit=10, partial=True))
+    finished = engine.search(SearchRequest("deep net ", limit=10, partial=True))
+    assert ids_of(typing)[0] == ids_of(finished)[0] == "net"
+    assert typing.hits[0].score == pytest.approx(finished.hits[0].score)
+    assert typing.total > finished.total  # the papers with networks match too
+
+
+def test_a_typed_words_keys_are_those_of_the_parsers_terms(seed_engine):
+    """The words a completion is scored as are named without parsing it (word_keys): the same
+    keys as the query parser's terms of it, over the vocabulary's words."""
+    from search.query.scoring import _word_key, word_keys
+
+    runner = []
+    seed_engine._index.read(lambda reader, attempt: runner.append(reader), lambda value: True)
+    vocabulary = runner[0]._speller._words
+    assert len(vocabulary) > 1000
+    for word in [*vocabulary[::5], "GraphBridge", "Zhang", "of"]:
+        parsed = runner[0]._parser.parse(word)[0]
+        assert word_keys(word) == {_word_key(term) for term in parsed.leaves() if type(term) is wq.Term}, word

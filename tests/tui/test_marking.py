@@ -71,13 +71,13 @@ async def test_y_copies_the_marked_papers_links_one_per_line_and_Y_as_markdown(m
         await pilot.press("y")
         await pilot.pause()
         assert copied[-1] == (
-            "https://openreview.net/forum?id=gjRhw5S3A4\nhttps://openreview.net/forum?id=lBMRmw59Lk\n"
+            "https://openreview.net/forum?id=lBMRmw59Lk\nhttps://openreview.net/forum?id=gjRhw5S3A4\n"
         )
         assert notices[-1] == "Copied 2 links (one per line) to the clipboard"
         await pilot.press("Y")
         await pilot.pause()
         lines = copied[-1].splitlines()
-        assert len(lines) == 2 and lines[0].startswith("- [GraphBridge: Towards Arbitrary Transfer Learning in GNNs](")
+        assert len(lines) == 2 and lines[1].startswith("- [GraphBridge: Towards Arbitrary Transfer Learning in GNNs](")
         assert notices[-1] == "Copied 2 papers as a Markdown list to the clipboard"
 
 
@@ -105,7 +105,7 @@ async def test_o_opens_every_marked_papers_link(make_app, monkeypatch, notices):
         await mark_two_graph_papers(pilot, app)
         await pilot.press("o")
         await pilot.pause()
-    assert opened == ["https://openreview.net/forum?id=gjRhw5S3A4", "https://openreview.net/forum?id=lBMRmw59Lk"]
+    assert opened == ["https://openreview.net/forum?id=lBMRmw59Lk", "https://openreview.net/forum?id=gjRhw5S3A4"]
     assert notices[-1] == "Opened 2 links"
 
 
