@@ -29,6 +29,10 @@ FILES_CHECK_INTERVAL = 2.0
 """At most this often (in seconds), a read first checks that the open index's files are as they
 were when checked (a stat each); one written, replaced or deleted meanwhile has the index repaired."""
 
+ADOPT_ATTEMPTS = 5
+"""How many readers are made, at most, for an index whose shards other processes keep replacing
+while the reader is made (see GuardedIndex._adopt)."""
+
 R = TypeVar("R")
 """What reads the open index (the query runner)."""
 T = TypeVar("T")
@@ -80,20 +84,16 @@ class GuardedIndex(Generic[R]):
         """Open the index of `papers` under `root` (ShardedIndex.open: each corpus file's shard,
         building the ones that are missing, stale or damaged, every one with `rebuild`) and read it
         from now on. Damage found when the reader is made (another process at work between checking
-        the files and opening them) is repaired, once."""
+        the files and opening them) is repaired (see _adopt)."""
         with self._lock:
             if self._index is None or self._index.root != root:
                 self._index = ShardedIndex(root)
             status = self._index.open(papers, self._describe, on_progress, cancel, rebuild, fingerprints)
-            try:
-                self._adopt()
-            except Exception as error:
-                repaired = self._index.repair(self._describe) if may_be_damage(error) else None
-                if repaired is None:
-                    raise
-                self._adopt()
+            for repaired in self._adopt():
                 built, damaged = status.built or repaired.built, status.damaged + repaired.damaged
-                status = dataclasses.replace(status, built=built, notice=repaired.notice, damaged=damaged)
+                status = dataclasses.replace(
+                    status, built=built, notice=repaired.notice or status.notice, damaged=damaged
+                )
             return status
 
     def read(self, call: Callable[[R, int], T], sound: Callable[[T], bool]) -> tuple[T, bool]:
@@ -136,17 +136,45 @@ class GuardedIndex(Generic[R]):
             self._close_reader(self.reader)
             self.reader = None
 
-    def _adopt(self) -> None:
-        """Read the index's open shards, unless they are the ones read already."""
+    def _adopt(self) -> list[IndexStatus]:
+        """Read the index's open shards, unless they are the ones read already; the repairs this took.
+
+        Whoosh opens a shard's files by name, some only when the reader is made (the id and lengths
+        columns), after the shard's files were checked: another process's build may have renamed
+        a new shard over it meanwhile (`index --rebuild`), whose files have other names. So a
+        reader is kept only when it was made without an error that may be damage and every open
+        shard's files are still the ones checked; else it is let go, the index repaired (the
+        shards that changed opened afresh, damaged ones rebuilt) and a reader made again, up to
+        ADOPT_ATTEMPTS times (the last reader is kept: the next read's check sees any change)."""
         assert self._index is not None
-        opened = self._index.opened
-        if opened is None or (opened is self.opened and self.reader is not None):
-            return
-        reader = self._make_reader(opened)
-        if self.reader is not None:
-            self._close_reader(self.reader)
-        self.reader, self.opened = reader, opened
-        self._files_checked = time.monotonic()
+        repairs: list[IndexStatus] = []
+        if self._index.opened is None or (self._index.opened is self.opened and self.reader is not None):
+            return repairs
+        for attempt in range(ADOPT_ATTEMPTS):
+            last = attempt == ADOPT_ATTEMPTS - 1
+            opened = self._index.opened
+            assert opened is not None
+            try:
+                reader = self._make_reader(opened)
+            except Exception as error:
+                if last or not may_be_damage(error):
+                    raise
+                repaired = self._index.repair(self._describe)
+                if repaired is None:  # the files are the ones checked: not the index's doing
+                    raise
+                repairs.append(repaired)
+                continue
+            if last or not self._index.changed_on_disk():
+                if self.reader is not None:
+                    self._close_reader(self.reader)
+                self.reader, self.opened = reader, opened
+                self._files_checked = time.monotonic()
+                return repairs
+            self._close_reader(reader)
+            repaired = self._index.repair(self._describe)  # None: the same build (its stamps renewed)
+            if repaired is not None:
+                repairs.append(repaired)
+        raise AssertionError("unreachable: the last attempt keeps its reader or raises")
 
     def _checked(self, reader: R) -> tuple[R, bool]:
         """The reader to read with: `reader`, or a repaired index's if files of the open index changed
@@ -173,8 +201,9 @@ class GuardedIndex(Generic[R]):
             status = self._index.repair(self._describe)
             if status is None:
                 return None
-            self._adopt()
-            if status.damaged:
+            repairs = self._adopt()
+            damaged = any(repaired.damaged for repaired in [status, *repairs])
+            if damaged:
                 self._notice = DAMAGED_NOTICE
             assert self.reader is not None
-            return self.reader, bool(status.damaged)
+            return self.reader, damaged

@@ -18,8 +18,9 @@ from collections.abc import Set
 from dataclasses import replace
 from typing import NamedTuple
 
-from whoosh import collectors
+from whoosh import collectors, columns
 from whoosh import query as wq
+from whoosh.codec.whoosh3 import LENGTHS_COLUMN
 from whoosh.reading import MultiReader
 from whoosh.searching import Searcher
 
@@ -57,7 +58,7 @@ class QueryRunner:
         vocabulary = words or []
         self._speller = Speller(reader, vocabulary, counts or [1] * len(vocabulary))
         self._parser = QueryParser(indexes[0].schema, reader, self._speller.corrector)
-        self._id_column = reader.column_reader("id") if reader.doc_count_all() else []
+        self._id_column = _opened_columns(reader) if reader.doc_count_all() else []
         """docnum -> paper id: much cheaper than Whoosh's pickled stored fields."""
         self._docnum_of: dict[str, int] | None = None
         self._last_ids: Set[str] | None = None
@@ -378,6 +379,30 @@ def _with_hints(result: SearchResult, budget: Budget) -> SearchResult:
         return result
     notices = [*([result.notice] if result.notice else []), *(hint for hint in hints if hint != result.notice)]
     return replace(result, notice="; ".join(notices))
+
+
+def _opened_columns(reader) -> columns.ColumnReader:
+    """The reader's id column (docnum -> paper id), every segment's own, with the lengths columns
+    that scoring reads opened now too. Whoosh opens a segment's column files by name when first
+    asked and takes one that is not there for a field no paper has: its MultiReader then leaves
+    that segment out of the id column, and the docnums of its papers read the next segment's
+    ids (a49 came out as b19). A shard another process replaced since its segments were opened
+    has no files by those names: that is an error here (a reader the guard repairs), never
+    another paper's id; and the guard checks, once this reader is made, that no shard's files
+    changed while it opened them (search/index/guard.py)."""
+    ids = []
+    offsets = []
+    for segment, offset in reader.leaf_readers():
+        perdoc = segment._perdoc
+        field = segment.schema["id"]
+        # Opened by name: FileNotFoundError when the shard was replaced (no default values).
+        ids.append(
+            columns.TranslatingColumnReader(perdoc.column_reader("id", field.column_type), field.from_column_value)
+        )
+        offsets.append(offset)
+        for name in segment.schema.scorable_names():
+            perdoc._cached_reader(f"_{name}_len", LENGTHS_COLUMN)  # may be none: then the guard's check sees why
+    return ids[0] if len(ids) == 1 else columns.MultiColumnReader(ids, offsets)
 
 
 def _empty_index():

@@ -3,6 +3,7 @@ is searched, or written under an open index: rebuilt, said once, and searching g
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import struct
@@ -15,9 +16,11 @@ import pytest
 
 from search.corpus.loader import load_corpus
 from search.engine import SearchEngine
+from search.index import shard
 from search.index.lifecycle import DAMAGED_NOTICE
 from search.index.shard import IndexLocation, verified
 from search.models import Hit, SearchRequest
+from search.query import runner as runner_module
 from search.query.runner import QueryRunner
 from tui.cli import main
 
@@ -410,6 +413,41 @@ def test_searching_while_two_other_processes_rebuild_the_index(lists, isolated_d
     shards = list((cache / "index").iterdir())
     assert len(shards) == 2 and all(sound(shard) for shard in shards)
     assert all(made(shard) != built[shard] for shard in shards)  # replaced
+    assert answers(searcher) == right_answers
+
+
+def rebuild_shard(searcher: SearchEngine, name: str) -> None:
+    """What another process's `index --rebuild` does to one shard: builds it again (new segment
+    names) and renames it over the one in place."""
+    index = searcher._index._index
+    at = ["a.json", "b.json"].index(name)
+    location = dataclasses.replace(index._locations[at], replace=True)
+    shard.build(location, shard.Descriptions(index._groups[at], searcher._describe_paper))
+
+
+def test_a_shard_replaced_while_its_reader_is_made_never_answers_with_another_papers(
+    lists, tmp_path, monkeypatch, right_answers
+):
+    # Whoosh opens a segment's columns (ids, lengths) by name when first asked, after its terms and
+    # postings: another process that replaces the shard's directory in between leaves none by
+    # those names. Whoosh then left that shard out of the id column (the next shard's ids were read
+    # at negative docnums: a49 came out as b19) and read its lengths as none.
+    monkeypatch.setattr("search.index.guard.FILES_CHECK_INTERVAL", 0.0)
+    searcher = engine(lists, tmp_path / "cache")
+    searcher.ensure_index()
+    rebuild_shard(searcher, "a.json")  # the next search opens the new build of shard a
+    real_multireader = runner_module.MultiReader
+    swaps = []
+
+    def segments_opened(readers, *args, **kwargs):  # and the other process replaces it again now
+        if not swaps:
+            swaps.append("a.json")
+            rebuild_shard(searcher, "a.json")
+        return real_multireader(readers, *args, **kwargs)
+
+    monkeypatch.setattr(runner_module, "MultiReader", segments_opened)
+    assert [hit.paper_id for hit in searcher.search("markera49").hits] == ["a49"]
+    assert swaps == ["a.json"]
     assert answers(searcher) == right_answers
 
 
