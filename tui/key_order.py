@@ -16,6 +16,9 @@ from textual.widgets import Input, TextArea
 
 STUCK_SECONDS = 2.0
 """A key on its way longer than this (its callback lost) no longer holds the keys behind it."""
+WAIT_POLL = 0.01
+"""While the screen says its keys wait (a search of what was typed not shown yet: `keys_wait`),
+it is asked again this often."""
 SETTLE_ROUNDS = 4
 """At most this many rounds through the screen's queue and the app's after a key, waiting for the
 focus and the screen to stop changing (one round when the key changed neither)."""
@@ -125,6 +128,12 @@ class KeysInTurn:
 
             if not (isinstance(screen, MessagePump) and screen.call_later(back_to_the_app)):
                 back_to_the_app()
+            return
+        keys_wait = getattr(now[0], "keys_wait", None)
+        if callable(keys_wait) and keys_wait():
+            # The screen's results are not yet those of what was typed: ask again soon (check_stuck
+            # lets the keys go should they never come).
+            app.set_timer(WAIT_POLL, lambda: app.call_later(self._settle, None, 0, turn))
             return
         await self._next()
 

@@ -152,3 +152,43 @@ async def test_a_key_whose_way_is_lost_does_not_hold_the_keyboard_for_good(make_
         await settle(pilot, app)
         assert not app.keys_pending
         assert app.screen.query_one(SearchBox).value == "ok"
+
+
+async def test_keys_after_enter_wait_for_the_results_of_what_was_typed(make_app, monkeypatch):
+    """The tester's burst `kernel` enter j b bookmarked the second paper of the list shown before
+    the search (the unfiltered list): j and b now act once the query's results are shown. The
+    search of the whole word is held back until the keys are read, so nothing depends on timing."""
+    import threading
+
+    from tui import key_order
+
+    monkeypatch.setattr(key_order, "STUCK_SECONDS", 3600.0)  # the safety net never fires here
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        screen = app.screen
+        results = screen.query_one(ResultsList)
+        before = list(results.paper_ids)
+        engine = screen.session.engine
+        held, searching = threading.Event(), threading.Event()
+        search = engine.search
+
+        def slow_search(request, cancel=None):
+            if getattr(request, "text", request) == "diffusion":
+                searching.set()
+                held.wait(30)
+            return search(request, cancel)
+
+        monkeypatch.setattr(engine, "search", slow_search)
+        burst(app, *"diffusion", "enter", "j", "b")
+        while not searching.is_set():
+            await asyncio.sleep(0.005)
+        for _ in range(5):
+            await pilot.pause()  # the keys behind enter are read meanwhile
+        assert not app.store.bookmarks()  # b waits for the results (the old code had bookmarked before[1])
+        held.set()
+        await settle(pilot, app)
+        assert results.paper_ids != before and results.highlighted == 1
+        marked = [paper_id for paper_id in results.paper_ids if screen.shows_bookmarked(paper_id)]
+        assert marked == [results.paper_ids[1]]
+        assert before[1] not in marked and [bookmark.paper_id for bookmark in app.store.bookmarks()] == marked

@@ -132,6 +132,8 @@ class MainScreen(LibraryActions, DiscoveryActions, MarkedActions):
         and the paper actions act on it, until the selection moves."""
         self.result: SearchResult | None = None
         """Results of the query in the search box; None while there is no query (corpus order)."""
+        self._answered: SearchRequest | None = None
+        """The last request the session answered here (its first page shown, or its failure told)."""
         self.bookmarked: set[str] = set()
         self.opened: set[str] = set()
         self.marked: dict[str, None] = {}
@@ -399,12 +401,21 @@ class MainScreen(LibraryActions, DiscoveryActions, MarkedActions):
         elif not self.session.is_current(event) or event.request.text != self.query_one(SearchBox).value:
             return  # an outdated query (the box may have changed before the session heard of it)
         elif isinstance(event, FirstPage):
+            self._answered = event.request
             self._show_result(event.result)
             self.session.accepted(event)
         elif isinstance(event, More):
             self._show_more(event.first, event.result)
         elif isinstance(event, Failed):
+            self._answered = event.request
             self.notify(event.error, title="Search failed", severity="error", markup=False)
+
+    def keys_wait(self) -> bool:
+        """Whether the keys read next wait (tui/key_order.py): the query in the box is being searched
+        and none of its results are shown yet, so `j`, `b` or enter would act on the list before it
+        (typing `kernel`, enter, j, b in one burst bookmarked a paper of the unfiltered list)."""
+        request = self.session.request
+        return request is not None and request is not self._answered and self.session.busy
 
     # -- the rest of a long result ------------------------------------------------------------
 
