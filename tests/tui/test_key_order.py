@@ -192,3 +192,17 @@ async def test_keys_after_enter_wait_for_the_results_of_what_was_typed(make_app,
         marked = [paper_id for paper_id in results.paper_ids if screen.shows_bookmarked(paper_id)]
         assert marked == [results.paper_ids[1]]
         assert before[1] not in marked and [bookmark.paper_id for bookmark in app.store.bookmarks()] == marked
+
+
+async def test_keys_after_r_move_in_the_related_list(make_app):
+    """r (related papers) searches `related:<id>`: j j behind it in one burst move in that list, as
+    they do one at a time, not in the list before it."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("tab")
+        results = app.screen.query_one(ResultsList)
+        burst(app, "r", "j", "j")
+        await settle(pilot, app)
+        assert app.screen.query_one(SearchBox).value.startswith("related:")
+        assert results.highlighted == 2
