@@ -177,8 +177,9 @@ class QueryRunner:
         typed = base + typing if typing else base
         widened = self._speller.widened(base, budget) if how.widen else None  # `transfomer`: transformer too
         base = widened.text if widened else base
-        completed = base + self._speller.completed(typing) if typing else base
-        group = self._typed(typing) if typing else None  # its completions: one word
+        words = self._speller.completing(typing) if typing else []  # (found once: a walk of the vocabulary)
+        completed = base + self._speller.completed(typing, words) if typing else base
+        group = tuple(map(word_keys, words)) if len(words) > 1 else None  # its completions: one word
         # The words are counted only when they are the query's own parts: not for AND, OR, NOT.
         query, notice, clauses = self._parser.parse_words(completed, budget, words=not explicit_syntax(typed))
         if clauses:
@@ -201,12 +202,6 @@ class QueryRunner:
             match="all" if how.all_words and found.all_words is not None else "any",
             also_searched=widened.pairs if widened else (),
         )
-
-    def _typed(self, typing: str) -> Typed | None:
-        """The word being typed and its completions, as the words they are scored as (scoring.py's
-        `Typed`); None when it has no completions."""
-        words = self._speller.completing(typing)
-        return tuple(map(word_keys, words)) if len(words) > 1 else None
 
     # -- running ------------------------------------------------------------------------------
 

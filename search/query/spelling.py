@@ -204,12 +204,13 @@ class Speller:
         unbounded prefix query."""
         return [typing] if len(typing) < 3 else [typing, *self._completions(typing)]
 
-    def completed(self, typing: str) -> str:
-        """The word being typed, or its most common completions, as a group to search (scoring.py
-        scores them as one word: `Typed`)."""
+    @staticmethod
+    def completed(typing: str, words: list[str]) -> str:
+        """The word being typed, or `words` (it and its completions: `completing`), as a group to
+        search (scoring.py scores them as one word: `Typed`)."""
         if len(typing) < 3:
             return typing
-        return "(" + " OR ".join(self.completing(typing)) + ")"
+        return "(" + " OR ".join(words) + ")"
 
     def _closest(self, word: str) -> str | None:
         """The vocabulary word within near_edits of word that the index finds, the nearest first,
