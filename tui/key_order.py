@@ -26,18 +26,19 @@ focus and the screen to stop changing (one round when the key changed neither)."
 
 class KeysInTurn:
     """Holds each key (or paste) that arrives while the key before it is still on its way, and sends
-        it once that key's action has run and what the action asked for has taken effect.
+    it once that key's action has run and what the action asked for has taken effect.
 
-        Textual sends a key to the focused widget's queue as soon as the app reads it; the key then
-        bubbles through each parent's queue to the app, whose bindings (the screen's `/`, `t`, enter,
-        esc...) run only when it arrives there. A key read behind it went to the focused widget before
-        that: `/ y z` in one burst from the results copied a link (y, the results' key) instead of typing
-        "yz" in the search box the slash focuses. Here a key is sent only after a callback has followed
-        the key before it through the same queues (each queue runs its messages in order, so the
-        callback arrives after the key), then after rounds through the screen's queue and the app's
-        until the screen and the focus are the same two rounds running: a `focus()` is a callback on the
-        app's queue, a pushed screen mounts and focuses its box in its own. Nothing here waits on time
-    (but the safety net, check_stuck)."""
+    Textual sends a key to the focused widget's queue as soon as the app reads it; the key then
+    bubbles through each parent's queue to the app, whose bindings (the screen's `/`, `t`, enter,
+    esc...) run only when it arrives there. A key read behind it went to the focused widget before
+    that: `/ y z` in one burst from the results copied a link (y, the results' key) instead of typing
+    "yz" in the search box the slash focuses. Here a key is sent only after a callback has followed
+    the key before it through the same queues (each queue runs its messages in order, so the
+    callback arrives after the key), then after rounds through the screen's queue and the app's
+    until the screen and the focus are the same two rounds running: a `focus()` is a callback on the
+    app's queue, a pushed screen mounts and focuses its box in its own; and while the screen says
+    its keys wait (`keys_wait`: results of what was typed not shown yet), it is asked again every
+    WAIT_POLL seconds. No key is let go on a time (but by the safety net, check_stuck)."""
 
     def __init__(self, app: App[Any], send: Callable[[events.Event], Awaitable[None]]) -> None:
         """`send`: Textual's own handling of a key the app has read (App.on_event)."""
