@@ -26,6 +26,25 @@ def shown_text(screen) -> str:
     return "\n".join([str(message.render()) if message.display else "", *rows])
 
 
+def held_after_the_first_bookmark(engine, monkeypatch):
+    """Make `engine.recommend` stop after its first bookmark's papers until the returned event is
+    set (the test looks at the screen meanwhile, then lets the rest come)."""
+    import threading
+
+    release = threading.Event()
+    recommend = engine.recommend
+
+    def slow_after_the_first(bookmarks, removed, limit, cancel=None, seconds=None, on_partial=None):
+        def partial(result):
+            on_partial(result)
+            release.wait(30)
+
+        return recommend(bookmarks, removed, limit, cancel, seconds, partial)
+
+    monkeypatch.setattr(engine, "recommend", slow_after_the_first)
+    return release
+
+
 async def test_the_palette_opens_it_and_without_bookmarks_it_says_how_to_add_one(make_app):
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -140,24 +159,12 @@ async def test_a_ranking_that_fails_says_so(make_app, seed_engine, monkeypatch):
 
 
 async def test_the_first_bookmarks_papers_show_while_the_rest_are_compared(make_app, seed_engine, monkeypatch):
-    import threading
-
     app = make_app()
     seed = bitstack(seed_engine)
     other = next(paper.id for paper in seed_engine.papers if paper.id != seed)
     for paper_id in (other, seed):  # seed is the newest
         app.store.add(bookmark_of(seed_engine.describe(paper_id)))
-    release = threading.Event()
-    recommend = seed_engine.recommend
-
-    def slow_after_the_first(bookmarks, removed, limit, cancel=None, seconds=None, on_partial=None):
-        def partial(result):
-            on_partial(result)
-            release.wait(30)  # the test looks at the screen, then lets the rest come
-
-        return recommend(bookmarks, removed, limit, cancel, seconds, partial)
-
-    monkeypatch.setattr(seed_engine, "recommend", slow_after_the_first)
+    release = held_after_the_first_bookmark(seed_engine, monkeypatch)
     async with app.run_test(size=WIDE) as pilot:
         await settle(pilot, app)
         await pilot.press("tab", "B", "r")
@@ -190,8 +197,6 @@ async def test_the_highlight_starts_on_the_best_paper_once_every_bookmark_is_com
 ):
     """Rows stream in (the first bookmark's papers, then the whole ranking): the highlight the user
     has not moved is on row 1 of the whole ranking, not on the paper that came first."""
-    import threading
-
     app = make_app()
     seed = bitstack(seed_engine)
 
@@ -204,17 +209,7 @@ async def test_the_highlight_starts_on_the_best_paper_once_every_bookmark_is_com
     other = next(paper.id for paper in seed_engine.papers if paper.id != seed and best_changes(paper.id))
     for paper_id in (other, seed):
         app.store.add(bookmark_of(seed_engine.describe(paper_id)))
-    release = threading.Event()
-    recommend = seed_engine.recommend
-
-    def slow_after_the_first(bookmarks, removed, limit, cancel=None, seconds=None, on_partial=None):
-        def partial(result):
-            on_partial(result)
-            release.wait(30)
-
-        return recommend(bookmarks, removed, limit, cancel, seconds, partial)
-
-    monkeypatch.setattr(seed_engine, "recommend", slow_after_the_first)
+    release = held_after_the_first_bookmark(seed_engine, monkeypatch)
     async with app.run_test(size=WIDE) as pilot:
         await settle(pilot, app)
         await pilot.press("tab", "B", "r")
