@@ -371,8 +371,11 @@ def bench_keystrokes(engine: SearchEngine, queries: list[str]) -> dict:
     Keys go straight to the driver (Pilot.press adds ~100 ms of idle-waiting of its own); a paint
     is an App._display call, which is where a real terminal would be written to. Also, per
     keystroke: the interface thread's CPU in the screen's updates (its layouts and paints: a load
-    inflates it less than wall time) and the screen's layouts."""
+    inflates it less than wall time) and the screen's layouts. Where a keystroke's time goes, p50
+    and p95 of each part: the key until its search returned (in the search thread), until the
+    screen applied the results, and until they were painted."""
     from tui.app import ReaderApp  # first: the tui package sets Textual's frame rate before its import
+    from tui.screens.main import MainScreen
     from tui.widgets.search_box import SearchBox
 
     from textual import events  # isort: skip
@@ -416,6 +419,9 @@ def bench_keystrokes(engine: SearchEngine, queries: list[str]) -> dict:
                         if shown_at is not None and painted and painted[-1] >= shown_at:
                             break
                     timings.append((painted[-1] - started) * 1000)
+                    found = searched[-1] if searched and searched[-1] >= started else started
+                    shown = applied[-1] if applied and applied[-1] >= found else found
+                    parts.append(((found - started) * 1000, (shown - found) * 1000, (painted[-1] - shown) * 1000))
                 typing[0] += paint_cpu[0] - paint_before  # (not the emptying of the box between queries)
                 typing[1] += len(layouts) - layouts_before
         return timings
@@ -429,18 +435,43 @@ def bench_keystrokes(engine: SearchEngine, queries: list[str]) -> dict:
         update(screen)
         paint_cpu[0] += time.thread_time() - started
 
+    # When each search returned (its thread) and when the screen applied its results.
+    searched: list[float] = []
+    applied: list[float] = []
+    parts: list[tuple[float, float, float]] = []
+    search, show_result = engine.search, MainScreen._show_result
+
+    def timed_search(*args, **kwargs):
+        try:
+            return search(*args, **kwargs)
+        finally:
+            searched.append(time.perf_counter())
+
+    def timed_show(screen: MainScreen, result) -> None:
+        show_result(screen, result)
+        applied.append(time.perf_counter())
+
     typing = [0.0, 0]
     Screen._on_timer_update = timed_update  # type: ignore[method-assign]
+    MainScreen._show_result = timed_show  # type: ignore[method-assign]
+    engine.search = timed_search  # type: ignore[method-assign]
     try:
         timings = asyncio.run(run())
     finally:
         Screen._on_timer_update = update  # type: ignore[method-assign]
-    return {
+        MainScreen._show_result = show_result  # type: ignore[method-assign]
+        del engine.search
+    figures = {
         "keystroke_p50_ms": percentile(timings, 50),
         "keystroke_p95_ms": percentile(timings, 95),
         "keystroke_paint_cpu_ms": typing[0] * 1000 / len(timings),
         "keystroke_layouts": typing[1] / len(timings),
     }
+    for index, part in enumerate(("searched", "applied", "painted")):
+        values = [times[index] for times in parts]
+        figures[f"keystroke_{part}_p50_ms"] = percentile(values, 50)
+        figures[f"keystroke_{part}_p95_ms"] = percentile(values, 95)
+    return figures
 
 
 MINIMAL_APP = """
@@ -738,6 +769,15 @@ def main() -> int:
             f"{figures['keystroke_p50_ms']:.1f} / {figures['keystroke_p95_ms']:.1f} ms",
             f"Pilot, typed char by char; a key: {figures['keystroke_paint_cpu_ms']:.1f} ms of paint CPU,"
             f" {figures['keystroke_layouts']:.2f} layouts",
+        ),
+        (
+            "... searched, applied, painted p50 / p95",
+            " · ".join(
+                f"{figures[f'keystroke_{part}_p50_ms']:.1f} / {figures[f'keystroke_{part}_p95_ms']:.1f}"
+                for part in ("searched", "applied", "painted")
+            )
+            + " ms",
+            "key to search returned, to results applied, to painted",
         ),
         (
             "first frame: iclr-reader / minimal Textual",

@@ -61,7 +61,8 @@ def test_quick_benchmark_prints_a_table_and_every_figure_as_json(tmp_path):
     assert any(line.strip().startswith("engine search p50 / p95") for line in lines)
     assert any(line.strip().startswith("iclr-reader add of them all") for line in lines)
     figures = json.loads(lines[-1])
-    assert figures.keys() >= KEYS | SCALED_KEYS | {"keystroke_layouts"}  # (none, maybe, at 50 papers)
+    parts = {f"keystroke_{part}_p95_ms" for part in ("searched", "applied", "painted")}
+    assert figures.keys() >= KEYS | SCALED_KEYS | parts | {"keystroke_layouts"}  # (none, maybe, at 50 papers)
     assert figures["n_papers"] == 50
     assert all(figures[key] > 0 for key in KEYS | SCALED_KEYS)
 

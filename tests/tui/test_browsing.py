@@ -584,6 +584,29 @@ async def test_a_status_that_stays_one_line_shows_new_words_without_laying_out_t
         assert layouts and not status.has_class("active")
 
 
+@pytest.mark.parametrize("size", one_fast([WIDE, NARROW]))
+async def test_a_status_coming_or_going_lays_the_screen_out_once(tmp_path, size):
+    """The status line (nothing matches, a correction) coming or going moves the panes below it: one
+    layout of the screen. Textual gave the panes, the splitter and the scrollbars their new virtual
+    sizes after it, and laid the screen out a second time for them (4-14 ms, finding nothing to
+    change), on the next keystroke when typing fast."""
+    app = ReaderApp(engine_of(tmp_path, long_titles(60)), store=UserStore())
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app)
+        screen = app.screen
+        panes = screen.query_one("#panes")
+        layouts: list[object] = []
+        screen.screen_layout_refresh_signal.subscribe(screen, layouts.append)
+        for text in ("Nothing matches “fe”.", "", "No papers contain “wassersti”.", ""):
+            height = panes.region.height
+            layouts.clear()
+            screen.set_status(text)
+            await settle(pilot, app)
+            assert len(layouts) == 1, text
+            assert panes.region.height == height + (-1 if text else 1)
+            assert screen_line(app, panes.region.y - 1).strip() == text or not text
+
+
 async def test_showing_a_paper_without_a_bookmark_lays_nothing_out_for_the_hidden_bookmark_line(tmp_path):
     app = ReaderApp(engine_of(tmp_path, long_titles(30)), store=UserStore())
     async with app.run_test(size=NARROW) as pilot:
