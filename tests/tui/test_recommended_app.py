@@ -244,7 +244,8 @@ async def test_the_header_counts_the_papers_left_after_b(make_app, seed_engine):
 def four_bookmarks(app, engine) -> None:
     """BitStack the newest, so the first ranking shown is its papers'."""
     seed = bitstack(engine)
-    for paper_id in [paper.id for paper in engine.papers if paper.id != seed][:3] + [seed]:
+    others = [paper.id for paper in engine.papers if paper.id != seed][:3]
+    for paper_id in [*others, seed]:
         app.store.add(bookmark_of(engine.describe(paper_id)))
 
 
