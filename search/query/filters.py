@@ -57,6 +57,8 @@ class Filters:
         """The paper ids the facets let through (None: no filter), and what was not understood."""
         if not facets.filters:
             return None, list(facets.problems)
+        if facets.unreadable:
+            return frozenset(), list(facets.problems)
         key = (
             replace(facets, sort="relevance", related=None, problems=(), match=None),
             marks if facets.needs_marks else None,
