@@ -21,6 +21,7 @@ from tui.widgets.footer import KeyBar
 from tui.widgets.header import AppHeader
 from tui.widgets.in_order_input import InOrderInput
 from tui.widgets.in_turn_scroll import InTurnScroll
+from tui.widgets.paper_options import PaperOptions
 from tui.widgets.reader import SHOWN_CHARS
 from tui.widgets.results_list import DARK_ROWS, RowColors, row_text, venue_column_width
 from tui.wording import bookmarks_title
@@ -143,7 +144,7 @@ class BookmarksScreen(PaperActions[str | None]):
             placeholder="Filter bookmarks by title, name, venue, tag, note or author…", id="bookmark-filter"
         )
         with Horizontal(id="bookmark-panes"):
-            yield OptionList(id="bookmark-list")
+            yield PaperOptions(id="bookmark-list")
             with InTurnScroll(id="bookmark-view"):
                 yield Static(id="bookmark-body")
         yield KeyBar()

@@ -21,6 +21,7 @@ from tui.screens.paper_actions import PAPER_BINDINGS, PaperActions
 from tui.store_access import StoreAccess
 from tui.widgets.footer import KeyBar
 from tui.widgets.header import AppHeader
+from tui.widgets.paper_options import PaperOptions
 from tui.widgets.reader import ReaderPane
 from tui.widgets.results_list import RowColors, row_text, venue_column_width
 from tui.wording import NO_BOOKMARKS_TO_RECOMMEND, counted, none_loaded, recommended_from
@@ -93,7 +94,7 @@ class RecommendedScreen(PaperActions[None]):
         yield AppHeader()
         yield Static(id="recommended-message")
         with Horizontal(id="recommended-panes"):
-            yield OptionList(id="recommended-list")
+            yield PaperOptions(id="recommended-list")
             yield ReaderPane(id="recommended-view")
         yield KeyBar()
 
