@@ -308,9 +308,9 @@ class SearchEngine:
             problems.append(f"{unsorted}: listed in corpus order")
         if not _WORDS.search(words):
             if allowed is None and facets.sort == "relevance":
-                if facet_tokens(text) and problems:  # only facets that filter nothing (has:pdf): never words
-                    return SearchResult(text, (), 0, notice=_joined([*problems, *budget.hints]))
-                if facet_tokens(text):  # match:all, sort:relevance alone: nothing to rank, every paper
+                # match:all, sort:relevance alone (or a sort: or match: not read, left out as beside
+                # words): nothing to rank, every paper
+                if facet_tokens(text):
                     hits = tuple(Hit(paper.id, 0.0) for paper in self.papers[:limit])
                     return SearchResult(text, hits, len(self.papers), notice=_joined([*problems, *budget.hints]))
                 return self._run(text, limit, partial, hit_terms, None, budget)  # no words, no facets

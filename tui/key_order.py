@@ -22,6 +22,9 @@ it is asked again this often."""
 SETTLE_ROUNDS = 4
 """At most this many rounds through the screen's queue and the app's after a key, waiting for the
 focus and the screen to stop changing (one round when the key changed neither)."""
+BUSY_ROUNDS = 32
+"""At most this many rounds in all while a widget of the screen still has messages queued (what the
+key set off: the palette's enter submits, selects the command, closes and runs it, a message each)."""
 
 
 class KeysInTurn:
@@ -121,8 +124,8 @@ class KeysInTurn:
             now: tuple[object, object] = (app.screen, app.focused)
         except (ScreenStackError, UnknownModeError):
             now = (None, None)
-        if now != seen and rounds < SETTLE_ROUNDS:
-            screen = now[0]
+        screen = now[0]
+        if (now != seen and rounds < SETTLE_ROUNDS) or (rounds < BUSY_ROUNDS and _messages_queued(screen)):
 
             def back_to_the_app() -> None:
                 app.call_later(self._settle, now, rounds + 1, turn)
@@ -153,3 +156,11 @@ class KeysInTurn:
         if self._busy and now - self._since > STUCK_SECONDS:
             self._turn += 1  # the lost key's callbacks, should they come after all, do nothing
             await self._next()
+
+
+def _messages_queued(screen: object) -> bool:
+    """Whether a widget of the screen has messages still to handle: the key's own (a message it
+    posted, one that message posted...) are among them."""
+    if not isinstance(screen, Widget):
+        return False
+    return any(node.message_queue_size for node in screen.walk_children(with_self=True))

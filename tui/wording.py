@@ -216,15 +216,20 @@ def none_loaded(bookmarks: int) -> str:
 
 
 def recommended_from(used: int, left_out: int, not_loaded: int) -> str:
-    """Which bookmarks recommendations are like: "like your 8 bookmarks", "like your 50 most recent
-    bookmarks (12 older left out)", "...; 2 not in the loaded lists"."""
+    """Which bookmarks recommendations are like, counted among all the user's: "like your 8 bookmarks",
+    "like your 50 most recent bookmarks (12 older left out)", "like 1 of your 2 bookmarks (1 not in
+    the loaded lists)" (not "like your bookmark", which says there is one)."""
+    total = used + left_out + not_loaded
     if left_out:
-        said = f"like your {used:,} most recent bookmarks ({left_out:,} older left out)"
-    else:
+        said = f"like your {used:,} most recent bookmarks"
+    elif used == total:
         said = "like your bookmark" if used == 1 else f"like your {used:,} bookmarks"
+    else:
+        said = f"like {used:,} of your {total:,} bookmarks"
+    why = [f"{left_out:,} older left out"] if left_out else []
     if not_loaded:
-        said += f"; {counted(not_loaded, 'bookmark')} not in the loaded lists"
-    return said
+        why.append(f"{not_loaded:,} not in the loaded lists")
+    return f"{said} ({', '.join(why)})" if why else said
 
 
 def download_status(spec: str, done: int, total: int | None, unit: str) -> str:

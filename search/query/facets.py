@@ -53,11 +53,16 @@ class Facets:
     values: tuple[tuple[str, str, bool], ...] = ()
     """(field, value, negated) for author:, inst:, country:, area:, tag:, note:; values of one
     field are alternatives."""
+    unreadable: bool = False
+    """A filter whose value could not be read (rating:high, has:pdf): no paper can be said to pass
+    it, so nothing matches, alone or beside words, as with a value no paper has (its problem says
+    why). A sort: or match: not read is left out instead: the query is still searched."""
 
     @property
     def filters(self) -> bool:
         return bool(
-            self.ranges
+            self.unreadable
+            or self.ranges
             or self.values
             or self.lists
             or self.venues
@@ -147,14 +152,16 @@ def split_facets(text: str) -> tuple[str, Facets]:
     sort = "relevance"
     related = None
     match_mode = None
+    unreadable = False
 
     def take(match: re.Match[str]) -> str:
-        nonlocal sort, related, match_mode
+        nonlocal sort, related, match_mode, unreadable
         negated, facet, raw = match.group(1) == "-", match.group(2).lower(), _unquoted(match.group(3))
         value = raw.lower()
         if facet in RANGE_FIELDS:
             found = range_of(facet, value, negated)
             if found is None:
+                unreadable = True
                 problems.append(f"{facet}:{value}: not a number or a range (try {_EXAMPLES[facet]})")
             elif found.low is not None and found.high is not None and found.low > found.high:
                 low, high = value.split("..")
@@ -166,6 +173,7 @@ def split_facets(text: str) -> tuple[str, Facets]:
             if raw.strip():
                 values.append((facet, " ".join(raw.split()), negated))
             else:
+                unreadable = True
                 problems.append(f'{facet}: needs a value ({facet}:"...")')
         elif facet == "related":
             related = raw  # ids are case-sensitive
@@ -185,8 +193,10 @@ def split_facets(text: str) -> tuple[str, Facets]:
         elif facet == "match" and value in MATCHES:
             match_mode = value
         elif facet == "status":
+            unreadable = True
             problems.append(f"status:{value}: a status is made of letters or digits")
         else:
+            unreadable = unreadable or facet in ("has", "is")
             choices = {"has": HAS, "is": IS, "sort": SORTS, "match": MATCHES}[facet]
             problems.append(f"{facet}:{value} (try {', '.join(f'{facet}:{c}' for c in choices)})")
         return " "
@@ -210,6 +220,7 @@ def split_facets(text: str) -> tuple[str, Facets]:
         match_mode,
         tuple(ranges),
         tuple(values),
+        unreadable,
     )
     return rest, facets
 

@@ -57,6 +57,8 @@ class Filters:
         """The paper ids the facets let through (None: no filter), and what was not understood."""
         if not facets.filters:
             return None, list(facets.problems)
+        if facets.unreadable:
+            return frozenset(), list(facets.problems)
         key = (
             replace(facets, sort="relevance", related=None, problems=(), match=None),
             marks if facets.needs_marks else None,
@@ -144,8 +146,8 @@ class Filters:
             return [f"no loaded list has {_RANGE_NAMES[bounds.field]}: {bounds.field}: finds nothing here"]
         if bounds.negated or any(bounds.holds(number) for number in found):
             return []
-        low, high = min(found), max(found)
-        return [f"{bounds.field}: no loaded paper is in that range (loaded: {low:g} to {high:g})"]
+        low, high = (_RANGE_SHOWN[bounds.field](number) for number in (min(found), max(found)))
+        return [f"{bounds.field}: no loaded paper is in that range (loaded: {low} to {high})"]
 
     def _value_check(self, field: str, wanted: list[str], marks: Marks) -> Callable[[Paper], bool]:
         """Whether a paper has one of the wanted people, institutions, countries, areas, or (from
@@ -338,6 +340,12 @@ _RANGE_VALUES: dict[str, Callable[[Paper], float | None]] = {
     "confidence": lambda paper: paper.facts.confidence_avg,
     "citations": lambda paper: paper.citations,
     "year": lambda paper: paper.year,
+}
+_RANGE_SHOWN: dict[str, Callable[[float], str]] = {
+    "rating": lambda number: f"{number:.2f}",  # as the reader and `search` show a rating (not 9.66667)
+    "confidence": lambda number: f"{number:.2f}",
+    "citations": lambda number: f"{number:,.0f}",  # (:g wrote 1.23457e+06)
+    "year": lambda number: f"{number:.0f}",
 }
 _RANGE_NAMES = {"rating": "ratings", "confidence": "confidences", "citations": "citations", "year": "years"}
 _VALUE_DATA: dict[str, Callable[[Paper], object]] = {

@@ -115,12 +115,20 @@ def test_unknown_values_of_other_facets_are_never_searched_as_words(engine):
     for query, hint in [
         ("has:pdf", "has:pdf (try has:code)"),
         ("is:starred", "is:starred (try is:bookmarked, is:unread, is:read)"),
+    ]:
+        for words in ("", "reviewed "):  # a filter not read matches nothing, beside words as alone
+            result = engine.search(words + query)
+            assert result.total == 0 and not result.hits and result.notice == hint, words + query
+    every = [paper.id for paper in engine.papers]
+    for query, hint in [
         ("sort:date", "sort:date (try sort:relevance, sort:order, sort:name, sort:rating, sort:citations, sort:year)"),
         ("match:some", "match:some (try match:any, match:all)"),
     ]:
-        result = engine.search(query)
-        assert result.total == 0 and not result.hits and result.notice == hint, query
-    result = engine.search("reviewed sort:date")  # the words are searched, the facet only hinted at
+        result = engine.search(query)  # an order not read is left out: every paper, as sort:relevance alone
+        assert [hit.paper_id for hit in result.hits] == every[: len(result.hits)], query
+        assert result.hits and result.total == len(every), query
+        assert result.notice == hint, query
+    result = engine.search("reviewed sort:date")  # the words are searched, the order only hinted at
     assert ids(result) == ["r1", "r2"] and "sort:date (try" in result.notice
 
 

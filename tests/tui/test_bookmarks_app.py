@@ -391,3 +391,24 @@ async def test_a_filter_that_hides_every_bookmark_says_so_not_that_there_are_non
         await pilot.pause()
         body = str(app.screen.query_one("#bookmark-body").content)
         assert "No bookmark matches the filter." in body and "No bookmarks yet" not in body
+
+
+async def test_the_bookmark_list_stops_at_its_ends_as_the_result_list_does(make_app, seed_engine):
+    """j on the last bookmark went round to the first (and k on the first to the last); the result
+    list stays on its last paper."""
+    app = make_app()
+    for paper in seed_engine.papers[:3]:
+        app.store.add(bookmark_of(seed_engine.describe(paper.id)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("tab", "G", "j", "down")
+        await settle(pilot, app)
+        results = app.screen.query_one(ResultsList)
+        assert results.highlighted == len(results.paper_ids) - 1
+        await pilot.press("B")
+        await settle(pilot, app)
+        options = app.screen.query_one("#bookmark-list")
+        await pilot.press("G", "j", "down")
+        assert options.highlighted == 2
+        await pilot.press("g", "k", "up")
+        assert options.highlighted == 0

@@ -52,3 +52,26 @@ async def test_a_click_on_a_key_presses_it(make_app):
         await pilot.click(KeyBar, offset=(column + 1, 0))
         await settle(pilot, app)
         assert type(app.screen).__name__ == "HelpScreen"
+
+
+async def test_under_a_dialog_the_key_bar_shows_the_dialogs_keys(make_app):
+    """The save-search dialog and the help showed the main screen's keys below them (b, y, r...),
+    which do nothing there."""
+    from tui.screens.main import MainScreen
+
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot, app)
+        main = app.screen
+        assert isinstance(main, MainScreen)
+        bar = main.query_one(KeyBar)
+        await pilot.press(*"graph", "ctrl+s")
+        await settle(pilot, app)
+        assert bar.keys == [("esc", "Cancel")] and "Bookmark" not in footer(app)
+        await pilot.press("escape")
+        await settle(pilot, app)
+        assert ("^b", "Bookmark") in bar.keys and "^b Bookmark" in footer(app)
+        await pilot.press("f1")
+        await settle(pilot, app)
+        assert type(app.screen).__name__ == "HelpScreen"
+        assert bar.keys == [("esc", "Close")] and footer(app).strip() == "esc Close"

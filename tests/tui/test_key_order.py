@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
+from textual.command import CommandPalette
 from textual.widgets import Input
 
 from tests.tui.conftest import settle
@@ -206,3 +207,39 @@ async def test_keys_after_r_move_in_the_related_list(make_app):
         await settle(pilot, app)
         assert app.screen.query_one(SearchBox).value.startswith("related:")
         assert results.highlighted == 2
+
+
+async def test_keys_after_a_palette_command_that_opens_another_palette_reach_the_new_one(make_app):
+    """The tester's burst ctrl+p `theme` enter `nord` showed "ord": the n went to the palette that enter
+    was closing (enter submits, selects the command, closes the palette and runs the command: a
+    message each, queued one after another in the palette's widgets)."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        burst(app, "ctrl+p", *"theme", "enter", *"nord")
+        await settle(pilot, app)
+        assert isinstance(app.screen, CommandPalette)
+        assert app.screen.query_one(Input).value == "nord"
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert app.theme == "nord"
+
+
+async def test_a_burst_of_j_in_the_reader_scrolls_a_line_each(make_app):
+    """Ten j in one burst in the paper opened scrolled five lines: each j reckoned its line before
+    the one before it had moved (Textual scrolls after the next refresh)."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("tab", "enter")
+        await settle(pilot, app)
+        reader = app.screen.query_one(ReaderPane)
+        assert app.focused is reader and reader.max_scroll_y > 12
+        burst(app, *"j" * 10)
+        await settle(pilot, app)
+        await pilot.wait_for_scheduled_animations()
+        assert reader.scroll_y == 10
+        burst(app, *"k" * 3)
+        await settle(pilot, app)
+        await pilot.wait_for_scheduled_animations()
+        assert reader.scroll_y == 7

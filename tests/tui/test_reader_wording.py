@@ -152,7 +152,9 @@ async def test_the_first_osc_52_copy_in_tmux_says_how_to_pass_it_on_then_never_a
 
 
 def test_a_query_that_is_only_a_misunderstood_filter_is_not_said_twice(seed_engine):
-    said = result_status(seed_engine.search("sort:date"))
-    assert said.count("sort:date") == 1 and said.startswith("Nothing matches: sort:date (try sort:relevance")
+    said = result_status(seed_engine.search("has:pdf"))
+    assert said.count("has:pdf") == 1 and said.startswith("Nothing matches: has:pdf (try has:code)")
+    said = result_status(seed_engine.search("sort:date"))  # an order not read: every paper, and a hint
+    assert said.count("sort:date") == 1 and said.startswith("Hint: sort:date (try sort:relevance")
     said = result_status(seed_engine.search("graph status:nonesuch"))
     assert said.startswith("Nothing matches “graph status:nonesuch”:")  # a query with more than the filter

@@ -239,3 +239,58 @@ async def test_the_header_counts_the_papers_left_after_b(make_app, seed_engine):
         await pilot.pause()
         assert len(screen.shown) == before - 1
         assert f"{before - 1} papers" in screen.query_one(AppHeader).line
+
+
+def four_bookmarks(app, engine) -> None:
+    """BitStack the newest, so the first ranking shown is its papers'."""
+    seed = bitstack(engine)
+    others = [paper.id for paper in engine.papers if paper.id != seed][:3]
+    for paper_id in [*others, seed]:
+        app.store.add(bookmark_of(engine.describe(paper_id)))
+
+
+async def test_a_j_while_bookmarks_are_compared_stays_on_its_paper_to_the_end(make_app, seed_engine, monkeypatch):
+    """Rankings come after 1, 2 and 4 bookmarks: a j on the first stayed on its paper through the
+    second, then the third put the highlight back on row 1."""
+    from tests.tui.conftest import keys_done
+    from tests.tui.test_typing_order import burst
+
+    app = make_app()
+    four_bookmarks(app, seed_engine)
+    release = held_after_the_first_bookmark(seed_engine, monkeypatch)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("tab", "B", "r")
+        screen = app.screen
+        while not screen.shown:
+            await pilot.pause(0.01)
+        burst(app, "j")
+        await keys_done(pilot, app)
+        moved_to = screen.current_id()
+        assert moved_to == screen.shown[1]
+        release.set()
+        await settle(pilot, app)
+        assert screen.result.compared == 4
+        assert screen.current_id() == moved_to
+
+
+async def test_a_j_typed_right_after_r_moves_in_the_first_papers_shown(make_app, seed_engine, monkeypatch):
+    """r j in one burst: the j waits for the first ranking (it moved in the empty list before)."""
+    from tests.tui.conftest import keys_done
+    from tests.tui.test_typing_order import burst
+
+    app = make_app()
+    four_bookmarks(app, seed_engine)
+    release = held_after_the_first_bookmark(seed_engine, monkeypatch)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("tab")
+        burst(app, "B", "r", "j")
+        await keys_done(pilot, app)
+        screen = app.screen
+        assert isinstance(screen, RecommendedScreen)
+        moved_to = screen.current_id()
+        assert moved_to == screen.shown[1]
+        release.set()
+        await settle(pilot, app)
+        assert screen.current_id() == moved_to

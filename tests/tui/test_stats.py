@@ -214,3 +214,15 @@ def test_stats_gives_the_notes_search_gives(tmp_path, capsys):
         assert note in searched and note in counted_err
         assert main(["--corpus", corpus, "stats", query, "--json"]) == 0
         assert note in capsys.readouterr().err  # stdout stays JSON
+
+
+def test_a_range_no_paper_is_in_says_the_loaded_ratings_as_the_reader_shows_them(tmp_path, capsys):
+    """`stats 'rating:>=99'` said "loaded: 6 to 9.66667": the list's mean of 9;10;10, written as no
+    rating is written elsewhere. The reader and `search` write it 9.67."""
+    records = [*RECORDS, {"id": "top", "title": "Top", "abstract": "Graphs at the top.", "rating": "9;10;10"}]
+    corpus = write_list(tmp_path / "conf2025.json", records)
+    assert main(["--corpus", corpus, "stats", "rating:>=99"]) == 0
+    said = capsys.readouterr().err
+    assert f"to {statistics.mean([9, 10, 10]):.2f})" in said and "9.66667" not in said
+    assert main(["--corpus", corpus, "search", "sort:rating"]) == 0
+    assert "9.67" in capsys.readouterr().out  # the same figure where search lists it

@@ -175,6 +175,11 @@ def test_recommended_says_which_bookmarks_it_is_like():
     assert recommended_from(1, 0, 0) == "like your bookmark"
     assert recommended_from(8, 0, 0) == "like your 8 bookmarks"
     assert recommended_from(50, 12, 0) == "like your 50 most recent bookmarks (12 older left out)"
-    assert recommended_from(3, 0, 2) == "like your 3 bookmarks; 2 bookmarks not in the loaded lists"
+    assert recommended_from(3, 0, 2) == "like 3 of your 5 bookmarks (2 not in the loaded lists)"
+    # The tester's two bookmarks, one in a list not loaded: "like your bookmark" said there was one.
+    assert recommended_from(1, 0, 1) == "like 1 of your 2 bookmarks (1 not in the loaded lists)"
+    assert recommended_from(50, 12, 3) == (
+        "like your 50 most recent bookmarks (12 older left out, 3 not in the loaded lists)"
+    )
     assert none_loaded(1) == "Your bookmark is in no loaded list: nothing to compare with."
     assert none_loaded(2) == "None of your 2 bookmarks is in the loaded lists: nothing to compare with."

@@ -7,7 +7,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.events import Resize
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
@@ -20,6 +20,8 @@ from tui.store_access import StoreAccess
 from tui.widgets.footer import KeyBar
 from tui.widgets.header import AppHeader
 from tui.widgets.in_order_input import InOrderInput
+from tui.widgets.in_turn_scroll import InTurnScroll
+from tui.widgets.paper_options import PaperOptions
 from tui.widgets.reader import SHOWN_CHARS
 from tui.widgets.results_list import DARK_ROWS, RowColors, row_text, venue_column_width
 from tui.wording import bookmarks_title
@@ -142,8 +144,8 @@ class BookmarksScreen(PaperActions[str | None]):
             placeholder="Filter bookmarks by title, name, venue, tag, note or author…", id="bookmark-filter"
         )
         with Horizontal(id="bookmark-panes"):
-            yield OptionList(id="bookmark-list")
-            with VerticalScroll(id="bookmark-view"):
+            yield PaperOptions(id="bookmark-list")
+            with InTurnScroll(id="bookmark-view"):
                 yield Static(id="bookmark-body")
         yield KeyBar()
 

@@ -10,13 +10,14 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.events import Resize
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from tui.keys import KEYS, QUERY_SYNTAX
 from tui.widgets.in_order_input import InOrderInput
+from tui.widgets.in_turn_scroll import InTurnScroll
 from tui.widgets.results_list import BOOKMARK_MARKER, CODE_MARKER, MARKED_MARKER
 
 SECTIONS = (
@@ -129,7 +130,7 @@ class HelpScreen(ModalScreen[None]):
         with Vertical():
             yield Static(Text("iclr-reader — keys and query language", no_wrap=True), id="help-title")
             yield InOrderInput(placeholder="Filter: a key, a word (fuzzy, has:, bookmark)…", id="help-filter")
-            with VerticalScroll(id="help-scroll"):
+            with InTurnScroll(id="help-scroll"):
                 yield Static(HelpText(), id="help-keys")
             legend = Text(
                 f"{CODE_MARKER} code link · {BOOKMARK_MARKER} bookmarked · {MARKED_MARKER} marked · esc closes",
@@ -148,13 +149,12 @@ class HelpScreen(ModalScreen[None]):
         self.set_class(width < min_width or height < min_height, "compact")
 
     def action_scroll_help(self, lines: int) -> None:
-        self.query_one("#help-scroll", VerticalScroll).scroll_relative(y=lines, animate=False)
+        self.query_one("#help-scroll", InTurnScroll).scroll_lines(lines, animate=False)
 
     def action_scroll_help_page(self, pages: int) -> None:
-        scroll = self.query_one("#help-scroll", VerticalScroll)
-        scroll.scroll_page_down(animate=False) if pages > 0 else scroll.scroll_page_up(animate=False)
+        self.query_one("#help-scroll", InTurnScroll).scroll_pages(pages, animate=False)
 
     @on(Input.Changed, "#help-filter")
     def filter_keys(self, event: Input.Changed) -> None:
         self.query_one("#help-keys", Static).update(HelpText(event.value))
-        self.query_one("#help-scroll", VerticalScroll).scroll_home(animate=False)
+        self.query_one("#help-scroll", InTurnScroll).scroll_home(animate=False)

@@ -4,12 +4,13 @@ reader's keys to move through it, esc (or the key that opened it, or q) back."""
 from __future__ import annotations
 
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.screen import Screen
+
+from tui.widgets.in_turn_scroll import InTurnScroll
 
 
 class TextPage(Screen[None]):
-    """A title line (class `page-title`) above one VerticalScroll holding the body (`page-body`).
+    """A title line (class `page-title`) above one InTurnScroll holding the body (`page-body`).
     Subclasses bind their own keys to `close` and compose the title and body."""
 
     DEFAULT_CSS = """
@@ -28,12 +29,12 @@ class TextPage(Screen[None]):
     ]
 
     def action_scroll(self, where: str) -> None:
-        scroll = self.query_one(VerticalScroll)
+        scroll = self.query_one(InTurnScroll)
         {
-            "down": scroll.scroll_down,
-            "up": scroll.scroll_up,
-            "page_down": scroll.scroll_page_down,
-            "page_up": scroll.scroll_page_up,
+            "down": lambda: scroll.scroll_lines(1),
+            "up": lambda: scroll.scroll_lines(-1),
+            "page_down": lambda: scroll.scroll_pages(1),
+            "page_up": lambda: scroll.scroll_pages(-1),
             "home": scroll.scroll_home,
             "end": scroll.scroll_end,
         }[where]()

@@ -21,6 +21,7 @@ from tui.screens.paper_actions import PAPER_BINDINGS, PaperActions
 from tui.store_access import StoreAccess
 from tui.widgets.footer import KeyBar
 from tui.widgets.header import AppHeader
+from tui.widgets.paper_options import PaperOptions
 from tui.widgets.reader import ReaderPane
 from tui.widgets.results_list import RowColors, row_text, venue_column_width
 from tui.wording import NO_BOOKMARKS_TO_RECOMMEND, counted, none_loaded, recommended_from
@@ -84,14 +85,16 @@ class RecommendedScreen(PaperActions[None]):
         self.result: Recommendations | None = None
         self.shown: list[str] = []
         """The papers listed, best first: the result's, less those bookmarked here since."""
+        self._ranking: Worker[None] | None = None
         self._placed: int | None = None
-        """The row the screen last highlighted itself: another is the user's choice, kept as rows come."""
+        """The row the screen last highlighted itself: another is the user's choice, kept as rows come
+        (None once a choice is kept: the screen placed no row since)."""
 
     def compose(self) -> ComposeResult:
         yield AppHeader()
         yield Static(id="recommended-message")
         with Horizontal(id="recommended-panes"):
-            yield OptionList(id="recommended-list")
+            yield PaperOptions(id="recommended-list")
             yield ReaderPane(id="recommended-view")
         yield KeyBar()
 
@@ -124,7 +127,14 @@ class RecommendedScreen(PaperActions[None]):
             return
         waiting = "" if self.engine.ready else " (once the index is built)"
         self._say(f"Finding papers like your bookmarks{waiting}…")
-        self._rank(bookmarks, removed)
+        self._ranking = self._rank(bookmarks, removed)
+
+    def keys_wait(self) -> bool:
+        """Whether the keys read next wait (tui/key_order.py): the papers are being ranked and none
+        is listed yet, so `j` in a burst after `r` would move in an empty list. Not while the index
+        builds: that may take a minute, and esc must not wait for it."""
+        ranking = self._ranking
+        return self.result is None and ranking is not None and not ranking.is_finished and self.engine.ready
 
     @work(thread=True, exclusive=True, group="recommend", exit_on_error=False)
     def _rank(self, bookmarks: list[str], removed: list[str]) -> None:
@@ -182,6 +192,7 @@ class RecommendedScreen(PaperActions[None]):
     def _fill(self, keep: str | None = None) -> None:
         if self.result is None:
             return
+        chosen = self._chosen()
         result = self.result
         said = recommended_from(len(result.used), result.left_out, result.not_loaded)
         self.query_one(AppHeader).show(f"Recommended · {counted(len(self.shown), 'paper')} {said}")
@@ -195,7 +206,10 @@ class RecommendedScreen(PaperActions[None]):
             Option(self._row(paper_id, closest[paper_id], venue_width, colors), id=paper_id) for paper_id in self.shown
         )
         if self.shown:
-            options.highlighted = self._placed = self.shown.index(keep) if keep in self.shown else 0
+            kept = self.shown.index(keep) if keep is not None and keep in self.shown else None
+            options.highlighted = 0 if kept is None else kept
+            # The user's choice kept is still theirs: the ranking after this one keeps it too.
+            self._placed = None if chosen and kept is not None else options.highlighted
         self.set_class(not self.shown, "empty")
         self._preview()
 

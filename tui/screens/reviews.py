@@ -7,11 +7,11 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from search import ForumReviews, Reply
 from tui.screens.page import TextPage
+from tui.widgets.in_turn_scroll import InTurnScroll
 
 KIND_NAMES = {"review": "Review", "meta-review": "Meta-review", "decision": "Decision"}
 _NUMBERED = {"Rating": "rating", "Confidence": "confidence"}
@@ -83,5 +83,5 @@ class ReviewsScreen(TextPage):
             id="reviews-title",
             classes="page-title",
         )
-        with VerticalScroll(id="reviews-scroll"):
+        with InTurnScroll(id="reviews-scroll"):
             yield Static(reviews_text(self.found), id="reviews-body", classes="page-body")

@@ -7,13 +7,13 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.events import Resize
 from textual.widgets import Static
 
 from search import SearchEngine, SearchRequest, Stats
 from tui.screens.page import TextPage
 from tui.stats_view import stats_text
+from tui.widgets.in_turn_scroll import InTurnScroll
 
 
 class StatsScreen(TextPage):
@@ -40,7 +40,7 @@ class StatsScreen(TextPage):
             id="stats-title",
             classes="page-title",
         )
-        with VerticalScroll(id="stats-scroll"):
+        with InTurnScroll(id="stats-scroll"):
             yield Static(Text("Counting…", style="dim"), id="stats-body", classes="page-body")
 
     def on_mount(self) -> None:

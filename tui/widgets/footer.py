@@ -7,7 +7,7 @@ from rich.text import Text
 from textual import events
 from textual.app import RenderResult
 from textual.binding import Binding
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 
 PALETTE_SEPARATOR = "▏"
@@ -17,7 +17,9 @@ class KeyBar(Widget):
     """One line of "key description" pairs, the command palette's key at the right; a click on a
     key presses it. Textual's Footer mounts and styles a widget per key on every focus change and
     screen shown (a quarter of starting the app, mostly to show the same keys again): this draws
-    one line of text, and only when a key, its description or its state changed."""
+    one line of text, and only when a key, its description or its state changed. Under a dialog
+    (the help, save search, the palette...) it shows the dialog's keys: the screen's own do not work
+    there."""
 
     DEFAULT_CSS = """
     KeyBar {
@@ -43,16 +45,33 @@ class KeyBar(Widget):
         self._shown: tuple = ((), None)
         self._places: list[tuple[int, int, str | None]] = []
         """(first column, end column, key) of each key drawn, for clicks (None: the key is disabled)."""
+        self._source: Screen | None = None
+        """The screen whose keys are shown: this bar's, or the dialog over it."""
 
     def on_mount(self) -> None:
-        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
-        self._bindings_changed(self.screen)
+        self.app.screen_change_signal.subscribe(self, self._screen_changed)
+        self._show_keys_of(self.screen)
 
     def on_unmount(self) -> None:
-        self.screen.bindings_updated_signal.unsubscribe(self)
+        self.app.screen_change_signal.unsubscribe(self)
+        if self._source is not None:
+            self._source.bindings_updated_signal.unsubscribe(self)
+
+    def _screen_changed(self, top: Screen) -> None:
+        """A dialog opened over this bar's screen shows its keys here; closed, the screen's come back."""
+        if self.is_attached:
+            self._show_keys_of(top if isinstance(top, ModalScreen) and top is not self.screen else self.screen)
+
+    def _show_keys_of(self, source: Screen) -> None:
+        if source is not self._source:
+            if self._source is not None:
+                self._source.bindings_updated_signal.unsubscribe(self)
+            self._source = source
+            source.bindings_updated_signal.subscribe(self, self._bindings_changed)
+        self._bindings_changed(source)
 
     def _bindings_changed(self, screen: Screen) -> None:
-        if not self.is_attached or screen is not self.screen or not self.app.app_focus:
+        if not self.is_attached or screen is not self._source or not self.app.app_focus:
             return  # (the terminal lost focus: it gets it back with the same keys, as Textual's Footer has it)
         shown = self._keys_shown()
         if shown != self._shown:
@@ -61,7 +80,7 @@ class KeyBar(Widget):
 
     def _keys_shown(self) -> tuple:
         """The shown bindings, one per action, with whether each is enabled; the palette's binding."""
-        active = self.screen.active_bindings
+        active = (self._source or self.screen).active_bindings
         keys: dict[str, tuple[Binding, bool]] = {}
         for _node, binding, enabled, _tooltip in active.values():
             if binding.show and binding.action not in keys:

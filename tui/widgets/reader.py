@@ -8,12 +8,12 @@ from collections.abc import Callable, Iterable
 from rich.text import Text
 from textual import work
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
 from search import Bookmark, Description, Paper
 from tui.render import bookmark_state_text, converting_text, paper_text
+from tui.widgets.in_turn_scroll import InTurnScroll
 from tui.widgets.results_list import RowColors
 
 INLINE_CHARS = 5_000
@@ -33,7 +33,7 @@ def converts_quickly(abstract: str) -> bool:
     return len(abstract) <= INLINE_CHARS and len(_MARKUP.findall(abstract)) <= INLINE_MARKUP
 
 
-class ReaderPane(VerticalScroll):
+class ReaderPane(InTurnScroll):
     """Scrolls like less: space/shift+space page, j/k line, g/G ends."""
 
     DEFAULT_CSS = """
