@@ -188,4 +188,6 @@ def _decode(path: Path, data: bytes) -> str:
         raise CorpusError(f"{shown(path)}: not UTF-8 text (bad byte at offset {error.start})") from None
     if not text.strip():
         raise CorpusError(f"{shown(path)}: empty file")
+    if "\r" not in text:  # the usual case: one scan for it, not two for nothing (13 ms a 14 MB list)
+        return text
     return text.replace("\r\n", "\n").replace("\r", "\n")
