@@ -147,19 +147,25 @@ class SearchEngine:
 
     @classmethod
     def from_paths(
-        cls, paths_: Sequence[str | Path] | None = None, skip_broken: bool = False, save_later: bool = False
+        cls,
+        paths_: Sequence[str | Path] | None = None,
+        skip_broken: bool = False,
+        save_later: bool = False,
+        meanwhile: Callable[[], None] | None = None,
     ) -> SearchEngine:
         """The given files, or by default the bundled list plus the user's library. A file that
         cannot be loaded is an error, except in the library or with `skip_broken`: then it is left
         out and named in corpus.problems (unless nothing loads at all). With `save_later`, what the
-        load saves for the next start waits for `save_for_next_start`."""
+        load saves for the next start waits for `save_for_next_start`. `meanwhile`: see load_corpus."""
         later: list[Callable[[], None]] | None = [] if save_later else None
         if paths_:
-            corpus = load_corpus(paths_, skip_broken=skip_broken, keep=True, later=later)
+            corpus = load_corpus(paths_, skip_broken=skip_broken, keep=True, later=later, meanwhile=meanwhile)
         else:
             from search.corpus.library import Library
 
-            corpus = load_corpus(Library().default_sources(), skip_broken=True, keep=True, later=later)
+            corpus = load_corpus(
+                Library().default_sources(), skip_broken=True, keep=True, later=later, meanwhile=meanwhile
+            )
         engine = cls(corpus)
         engine._unsaved = later or []
         return engine

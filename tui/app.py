@@ -4,6 +4,7 @@ the constructor."""
 from __future__ import annotations
 
 import tempfile
+import threading
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
@@ -287,9 +288,30 @@ def cache_problem(folder: Path) -> str | None:
     return None
 
 
-def run_app(engine: SearchEngine, query: str | None = None) -> int:
-    """Run the app until the user quits; the terminal is restored even after an error."""
-    access = StoreAccess.open()
+class StoreOpening:
+    """The user's store opened in a thread while a cold start's lists still load (`start`), for
+    run_app to take (`access`): a first start creates it, about 40 ms of waiting for the disk that
+    the first frame need not wait for. Not started: `access` opens it there and then."""
+
+    def __init__(self) -> None:
+        self._opened: list[StoreAccess] = []
+        self._thread = threading.Thread(target=lambda: self._opened.append(StoreAccess.open()), name="store")
+
+    def start(self) -> StoreOpening:
+        self._thread.start()
+        return self
+
+    def access(self) -> StoreAccess:
+        if self._thread.ident is not None:
+            self._thread.join()
+        # (an error in the thread, which StoreAccess turns into none: raised here, as before)
+        return self._opened[0] if self._opened else StoreAccess.open()
+
+
+def run_app(engine: SearchEngine, query: str | None = None, store: StoreOpening | None = None) -> int:
+    """Run the app until the user quits; the terminal is restored even after an error. `store`:
+    the user's store as it is being opened (by default, opened here)."""
+    access = (store or StoreOpening()).access()
     app = ReaderApp(
         engine,
         store=access.store,

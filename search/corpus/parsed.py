@@ -81,11 +81,37 @@ reviews and people) it took 0.57 s of CPU for 45% of them, while the whole load 
 
 
 class Ahead:
-    """The files another process is parsing into the cache (`theirs`), and the wait for it."""
+    """The lists another process may be parsing into the cache (`shared`): this process and that one
+    each take the next of them as they finish one (`claims`), so neither waits long for the other
+    whatever the lists' sizes or the machine's load; `wait` for the other to be done."""
 
-    def __init__(self, theirs: frozenset[Path] = frozenset(), pid: int = 0) -> None:
-        self.theirs = theirs
+    def __init__(self, shared: Sequence[Path] = (), pid: int = 0, queue: int = -1, done: int = -1) -> None:
+        self.shared = frozenset(shared)
+        self._order = list(shared)
         self._pid = pid
+        self._queue = queue
+        self._done = done
+
+    def claims(self) -> Iterator[Path]:
+        """The shared lists this process takes, one at a time, until none is left."""
+        while self._queue >= 0:
+            taken = _claim(self._queue)
+            if taken is None:
+                os.close(self._queue)
+                self._queue = -1
+                return
+            yield self._order[taken]
+
+    def finished(self) -> Iterator[Path]:
+        """Each list the other process is done with (its entry written, or not), as it finishes it,
+        until it has no more: read while it parses its last, not all after it."""
+        while self._done >= 0:
+            taken = _claim(self._done)
+            if taken is None:
+                os.close(self._done)
+                self._done = -1
+                return
+            yield self._order[taken]
 
     def wait(self) -> None:
         """Until the other process is done (its entries written, or not: then they are parsed here)."""
@@ -95,67 +121,80 @@ class Ahead:
                 os.waitpid(pid, 0)
 
     def stop(self) -> None:
+        for pipe in (self._queue, self._done):
+            if pipe >= 0:
+                os.close(pipe)
+        self._queue = self._done = -1
         if self._pid:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self._pid, 9)
             self.wait()
 
 
+_QUEUED = 2
+"""Bytes a list's number takes in the queue of lists to claim (a pipe: one read takes one number, as
+reads of a pipe do not interleave)."""
+_MAX_QUEUED = 16_000
+"""More lists than this (a pipe holds 64 KiB) are parsed here alone."""
+
+
+def _claim(queue: int) -> int | None:
+    """The next list's number from the queue, or None when it is empty (every list taken, or the
+    other process gone)."""
+    taken = os.read(queue, _QUEUED)
+    return int.from_bytes(taken, "big") if len(taken) == _QUEUED else None
+
+
 @contextlib.contextmanager
 def parsed_ahead(files: Sequence[Path], limit: int, parse: Callable[[Path], Parsed]) -> Iterator[Ahead]:
-    """A cold start's lists parsed on two CPUs: a forked process parses about half of the files
-    whose entries are missing or older than the file, writing each one's entry, while this process
-    parses the others (then reads that process's entries: a failure there only means parsing them
-    here). At 100,000 papers a cold start's parse is seconds of Python. Only from a process with
-    one thread (a fork copies no other thread, nor a lock one of them holds), on two CPUs or more,
-    with the cache's key at hand, for AHEAD_MIN_BYTES or more; else nothing is parsed ahead."""
+    """A cold start's lists parsed on two CPUs: a forked process and this one each take the next of
+    the lists whose entries are missing or older than the file (the largest first) until none is left,
+    the other process writing each one's entry, which this one then reads (a failure there only means
+    parsing it here). At 100,000 papers a cold start's parse is seconds of Python. Only from a
+    process with one thread (a fork copies no other thread, nor a lock one of them holds), on two
+    CPUs or more, with the cache's key at hand, for AHEAD_MIN_BYTES or more; else nothing is shared
+    and this process parses every list."""
     ahead = Ahead()
     sizes = _uncached(files, limit) if len(files) > 1 else {}
     if (
         sum(sizes.values()) >= AHEAD_MIN_BYTES
-        and len(sizes) > 1
+        and 1 < len(sizes) <= _MAX_QUEUED
         and (os.cpu_count() or 1) > 1
         and hasattr(os, "fork")
         and threading.active_count() == 1
         and snapshot.key_at_hand()
     ):
-        theirs = _share(sizes)
+        order = sorted(sizes, key=lambda path: -sizes[path])  # the largest first: the last ones taken are short
+        queue, filling = os.pipe()
+        os.write(filling, b"".join(number.to_bytes(_QUEUED, "big") for number in range(len(order))))
+        os.close(filling)  # (both processes see the end once every list is taken)
+        done, telling = os.pipe()
         try:
             pid = os.fork()
         except OSError:  # no process to be had: everything is parsed here
             pid = -1
-        if pid == 0:  # the other process: parse, write each entry, and leave without a trace
+        if pid == 0:  # the other process: parse, write each entry, say so, and leave without a trace
             code = 1
             try:
-                for path in files:
-                    if path in theirs:
-                        with contextlib.suppress(Exception):
-                            parsed_file(path, limit, functools.partial(parse, path))
+                taken = _claim(queue)
+                while taken is not None:
+                    with contextlib.suppress(Exception):
+                        parsed_file(order[taken], limit, functools.partial(parse, order[taken]))
+                    os.write(telling, taken.to_bytes(_QUEUED, "big"))
+                    taken = _claim(queue)
                 code = 0
             finally:
                 os._exit(code)
+        os.close(telling)  # (its end is read once the other process is gone)
         if pid > 0:
-            ahead = Ahead(frozenset(theirs), pid)
+            ahead = Ahead(order, pid, queue, done)
+        else:
+            os.close(queue)
+            os.close(done)
     try:
         yield ahead
     finally:
         ahead.stop()
-
-
-_THEIR_SHARE = 0.45
-"""Of the bytes to parse, what the other process takes: it also writes its entries."""
-
-
-def _share(sizes: dict[Path, int]) -> set[Path]:
-    """The files the other process parses: the largest first while they fit its share."""
-    wanted = _THEIR_SHARE * sum(sizes.values())
-    theirs: set[Path] = set()
-    taken = 0
-    for path, size in sorted(sizes.items(), key=lambda item: -item[1]):
-        if taken + size <= wanted or not theirs:
-            theirs.add(path)
-            taken += size
-    return theirs
 
 
 def _uncached(files: Sequence[Path], limit: int) -> dict[Path, int]:

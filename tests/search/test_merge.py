@@ -11,7 +11,7 @@ from search.corpus.formats import common
 from search.corpus.formats.common import openreview_forum
 from search.corpus.library import Library
 from search.corpus.loader import load_corpus
-from search.corpus.merge import MIN_ABSTRACT_CHARS, Merged, _combined, abstract_ends, merge
+from search.corpus.merge import MIN_ABSTRACT_CHARS, Merged, _combined, abstract_ends, merge, unspaced
 from search.engine import SearchEngine
 from search.models import Marks, Paper, SearchRequest
 from search.text.describe import describe, primary_link
@@ -434,3 +434,14 @@ def test_each_authors_facts_stay_with_that_author_when_lists_order_them_differen
     by_ids = dict(second, author="A. M. Turing;Grace Hopper;Ada Lovelace")  # another spelling, the same id
     (paper,) = load_corpus([write(tmp_path / "a.json", [first]), write(tmp_path / "b.json", [by_ids])]).papers
     assert paper.facts.affiliations == ("University of Manchester", "Yale University", "University of Cambridge")
+
+
+def test_an_abstract_without_its_whitespace_is_the_same_by_the_quick_way():
+    """abstract_ends drops whitespace without splitting when the space is the only kind in the text:
+    every kind of whitespace Python knows, alone, among words or beside other unprintable
+    characters, is removed exactly as `"".join(text.split())` removes it."""
+    spaces = [chr(code) for code in range(0x110000) if chr(code).isspace()]
+    texts = ["", " ", "plain words only", "a\u00e9 b\u00df  c", "zero\u200bwidth", "bell\x07 ring", "\ud800 lone"]
+    texts += [f"one{space}two three{space}" for space in spaces] + ["".join(spaces), " ".join(spaces)]
+    for text in texts:
+        assert unspaced(text) == "".join(text.split()), repr(text)

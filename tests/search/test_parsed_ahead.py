@@ -137,3 +137,45 @@ def test_entries_older_than_their_list_or_the_engines_code_are_parsed_again(tmp_
     assert parsed._uncached(paths, 1 << 30) == {}
     monkeypatch.setattr(parsed, "_code_written", lambda: 1 << 62)  # an upgrade: every entry is stale
     assert set(parsed._uncached(paths, 1 << 30)) == set(paths)
+
+
+TAKING_TURNS = textwrap.dedent(
+    """
+    import json, os, sys, time
+    from pathlib import Path
+    from search.corpus import loader, parsed
+
+    parsed.AHEAD_MIN_BYTES = 0
+    here = os.getpid()
+    released = Path(sys.argv[1])
+    parsed_by = {}
+    real_parse = loader._parse
+    def parse(path):
+        if os.getpid() != here:  # the other process: held at its first list until this one has taken the rest
+            while not released.exists():
+                time.sleep(0.01)
+        else:
+            parsed_by[path.name] = "here"
+        return real_parse(path)
+    loader._parse = parse
+    def meanwhile():
+        parsed_by["meanwhile"] = sorted(parsed_by)
+        released.touch()
+    paths = [Path(p) for p in sys.argv[2:]]
+    corpus = loader.load_corpus(paths, keep=True, later=[], meanwhile=meanwhile)
+    print(json.dumps({"papers": len(corpus.papers), "here": sorted(parsed_by["meanwhile"])}))
+    """
+)
+
+
+def test_a_list_the_other_process_is_slow_with_holds_up_none_of_the_rest(tmp_path):
+    """The two processes each take the next list as they finish one: while the other process is
+    held up on one list, this one parses all the others, then does what it has to do meanwhile (the
+    app's imports) before it waits; a fixed share left it waiting with lists of the other's unparsed."""
+    paths = lists(tmp_path / "lists", count=6)
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_DATA_HOME": str(tmp_path / "data")}
+    command = [sys.executable, "-c", TAKING_TURNS, str(tmp_path / "released"), *map(str, paths)]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120, check=True)
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert len(result["here"]) == len(paths) - 1  # all but the one the other process holds
+    assert result["papers"] == 6 * 30 + 1

@@ -61,3 +61,41 @@ async def test_apps_made_without_asking_show_no_guide(make_app):
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, app)
         assert guide_text(app) is None
+
+
+def test_the_first_start_opens_the_users_store_while_the_lists_load(tmp_path, monkeypatch):
+    """A first start creates the user's store (about 40 ms of waiting for the disk): the program
+    opens it in a thread of its own while the lists still load, not after them, and the app gets
+    that store (bookmarks work). Before, run_app opened it after the load, in the main thread."""
+    import gc
+    import json
+    import threading
+
+    from search.corpus import loader
+    from tui.cli import build_parser, papers
+    from tui.store_access import StoreAccess
+
+    opened_in: list[str] = []
+    real_open = StoreAccess.open.__func__  # type: ignore[attr-defined]
+
+    def open_store(cls):
+        opened_in.append(threading.current_thread().name)
+        return real_open(cls)
+
+    monkeypatch.setattr(StoreAccess, "open", classmethod(open_store))
+    opening_at_merge: list[bool] = []
+    real_merge = loader.merge
+
+    def merge(*args):  # the store's thread started by now: running, or done
+        opening_at_merge.append(bool(opened_in) or any(t.name == "store" for t in threading.enumerate()))
+        return real_merge(*args)
+
+    monkeypatch.setattr(loader, "merge", merge)
+    monkeypatch.setattr(gc, "freeze", lambda: None)  # (the program's: not this test process's objects)
+    started: list[ReaderApp] = []
+    monkeypatch.setattr(ReaderApp, "run", lambda self, *a, **k: started.append(self))
+    path = tmp_path / "conf2024.json"
+    path.write_text(json.dumps([{"id": "p1", "title": "A paper", "abstract": "Graphs and kernels. " * 8}]))
+    assert papers.open_app(build_parser().parse_args(["--corpus", str(path)])) == 0
+    assert opening_at_merge == [True] and opened_in == ["store"]
+    assert started[0].store is not None and started[0].store_access.problem is None

@@ -6,17 +6,24 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import replace
 
 from search import IndexStatus, Library, SearchEngine, shown
 from tui.cli.wording import counted
 
 
-def load_engine(args: argparse.Namespace, skip_broken: bool = False, save_later: bool = False) -> SearchEngine:
+def load_engine(
+    args: argparse.Namespace,
+    skip_broken: bool = False,
+    save_later: bool = False,
+    meanwhile: Callable[[], None] | None = None,
+) -> SearchEngine:
     """The papers of `--corpus` (default: the bundled list plus the library). What was left out (a
     broken list, a library folder that cannot be read) is in `engine.corpus.problems`, so the app
-    shows it as a notice, and is a warning on stderr here. `save_later`: see SearchEngine.from_paths."""
-    engine = SearchEngine.from_paths(args.corpus, skip_broken=skip_broken, save_later=save_later)
+    shows it as a notice, and is a warning on stderr here. `save_later`, `meanwhile`: see
+    SearchEngine.from_paths."""
+    engine = SearchEngine.from_paths(args.corpus, skip_broken=skip_broken, save_later=save_later, meanwhile=meanwhile)
     if not args.corpus:
         unreadable = Library().problems()
         if unreadable:
