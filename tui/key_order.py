@@ -41,7 +41,7 @@ class KeysInTurn:
     until the screen and the focus are the same two rounds running: a `focus()` is a callback on the
     app's queue, a pushed screen mounts and focuses its box in its own; and while the screen says
     its keys wait (`keys_wait`: results of what was typed not shown yet), it is asked again every
-    WAIT_POLL seconds. No key is let go on a time (but by the safety net, check_stuck)."""
+    WAIT_POLL seconds (esc, which acts on no listed paper, never waits for that). No key is let go on a time (but by the safety net, check_stuck)."""
 
     def __init__(self, app: App[Any], send: Callable[[events.Event], Awaitable[None]]) -> None:
         """`send`: Textual's own handling of a key the app has read (App.on_event)."""
@@ -134,12 +134,18 @@ class KeysInTurn:
                 back_to_the_app()
             return
         keys_wait = getattr(now[0], "keys_wait", None)
-        if callable(keys_wait) and keys_wait():
+        if callable(keys_wait) and keys_wait() and not self._leaving_next():
             # The screen's results are not yet those of what was typed: ask again soon (check_stuck
             # lets the keys go should they never come).
             app.set_timer(WAIT_POLL, lambda: app.call_later(self._settle, None, 0, turn))
             return
         await self._next()
+
+    def _leaving_next(self) -> bool:
+        """Whether the next key is esc: it goes back or leaves, acting on no listed paper, so it
+        waits for no listing (leaving Recommended while it still ranks at 100,000 papers)."""
+        key = self._held[0] if self._held else None
+        return isinstance(key, events.Key) and key.key == "escape"
 
     async def _next(self) -> None:
         if self._held:

@@ -195,6 +195,41 @@ async def test_keys_after_enter_wait_for_the_results_of_what_was_typed(make_app,
         assert before[1] not in marked and [bookmark.paper_id for bookmark in app.store.bookmarks()] == marked
 
 
+async def test_esc_after_enter_goes_back_without_waiting_for_the_results(make_app, monkeypatch):
+    """Keys after enter wait for the results of what was typed (the test above), but esc acts on no
+    listed paper: it goes back to the search box at once, the search still running."""
+    import threading
+
+    from tui import key_order
+
+    monkeypatch.setattr(key_order, "STUCK_SECONDS", 3600.0)  # the safety net never fires here
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        engine = app.screen.session.engine
+        held, searching = threading.Event(), threading.Event()
+        search = engine.search
+
+        def slow_search(request, cancel=None):
+            if getattr(request, "text", request) == "diffusion":
+                searching.set()
+                held.wait(30)
+            return search(request, cancel)
+
+        monkeypatch.setattr(engine, "search", slow_search)
+        burst(app, *"diffusion", "enter", "escape")
+        try:
+            while not searching.is_set():
+                await asyncio.sleep(0.005)
+            for _ in range(5):
+                await pilot.pause()
+            assert isinstance(app.focused, SearchBox)  # the old code held esc in the list
+        finally:
+            held.set()
+        await settle(pilot, app)
+        assert isinstance(app.focused, SearchBox) and app.focused.value == "diffusion"
+
+
 async def test_keys_after_r_move_in_the_related_list(make_app):
     """r (related papers) searches `related:<id>`: j j behind it in one burst move in that list, as
     they do one at a time, not in the list before it."""
