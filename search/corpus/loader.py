@@ -3,7 +3,8 @@ and keep each paper once (merge.py: the same paper in two lists is one paper, in
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import contextlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from search.corpus.bundled import bundled_paths, is_bundled, with_facts
 from search.corpus.formats import CorpusError, Parsed, parse
 from search.corpus.formats.common import MAX_LIST_PAPERS, stable_id
 from search.corpus.merge import abstract_ends, merge
-from search.corpus.parsed import parsed_ahead, parsed_file
+from search.corpus.parsed import begun_ahead, parsed_ahead, parsed_file
 from search.models import Paper
 from search.untrusted import MAX_BYTES, read_bytes, shown
 
@@ -23,6 +24,7 @@ __all__ = [
     "CorpusError",
     "bundled_paths",
     "load_corpus",
+    "parsing_ahead",
     "read_corpus_file",
     "stable_id",
 ]
@@ -51,6 +53,21 @@ class Corpus:
     """Each file's (`source`'s) papers as one digest (fingerprint.py), computed once, when the index
     is opened or the corpus saved, and saved with it: what the file's index shard is found by.
     Empty for a corpus made otherwise (the index then computes it)."""
+
+
+@contextlib.contextmanager
+def parsing_ahead(paths: Sequence[str | Path] | None = None) -> Iterator[None]:
+    """A cold start's other parsing process (parsed.py) forked now for the files a load of `paths`
+    will read (default: the bundled list plus the library), before the caller imports the rest of
+    the engine: a load of the same files inside this block takes it over."""
+    if paths:
+        files = [Path(p) for p in paths]
+    else:
+        from search.corpus.library import Library  # (it imports this module)
+
+        files = Library().default_sources()
+    with begun_ahead(files, MAX_CORPUS_BYTES, _parse):
+        yield
 
 
 def load_corpus(

@@ -153,7 +153,19 @@ def parsed_ahead(files: Sequence[Path], limit: int, parse: Callable[[Path], Pars
     parsing it here). At 100,000 papers a cold start's parse is seconds of Python. Only from a
     process with one thread (a fork copies no other thread, nor a lock one of them holds), on two
     CPUs or more, with the cache's key at hand, for AHEAD_MIN_BYTES or more; else nothing is shared
-    and this process parses every list."""
+    and this process parses every list. A process begun by `begun_ahead` for the same files is
+    taken over instead."""
+    global _begun
+    if _begun is not None and _begun[0] == tuple(files):
+        ahead, _begun = _begun[1], None
+        try:
+            yield ahead
+        finally:
+            ahead.stop()
+        return
+    if _begun is not None:  # begun for other files (the library changed meanwhile): not needed
+        _begun[1].stop()
+        _begun = None
     ahead = Ahead()
     sizes = _uncached(files, limit) if len(files) > 1 else {}
     if (
@@ -195,6 +207,24 @@ def parsed_ahead(files: Sequence[Path], limit: int, parse: Callable[[Path], Pars
         yield ahead
     finally:
         ahead.stop()
+
+
+_begun: tuple[tuple[Path, ...], Ahead] | None = None
+"""The files `begun_ahead` forked the other process for, and its Ahead, until a load takes it over."""
+
+
+@contextlib.contextmanager
+def begun_ahead(files: Sequence[Path], limit: int, parse: Callable[[Path], Parsed]) -> Iterator[None]:
+    """`parsed_ahead`'s other process forked now, at a command's start, so that it parses while this
+    one imports the engine and the interface (0.3-0.5 s of one core); the load of the same files
+    (`parsed_ahead`) takes it over. One not taken over is ended on leaving."""
+    global _begun
+    with parsed_ahead(files, limit, parse) as ahead:
+        _begun = (tuple(files), ahead) if ahead.shared else None
+        try:
+            yield
+        finally:
+            _begun = None
 
 
 def _uncached(files: Sequence[Path], limit: int) -> dict[Path, int]:

@@ -49,3 +49,24 @@ def test_the_interface_uses_only_the_engines_public_api_and_never_whoosh():
             assert module == "search" or not module.startswith("search."), (
                 f"{source.relative_to(ROOT)} imports {module}: use `from search import ...` (search/__init__.py)"
             )
+
+
+def test_every_public_name_loads_when_first_used_and_is_the_modules_own():
+    """`search` loads its names when first used (a cold start forks its parsing process before the
+    engine is imported): each name in __all__ is there, is the object its module defines, and
+    `from search import *` still gives them all; importing `search` alone imports no engine."""
+    code = (
+        "import importlib, sys\n"
+        "import search\n"
+        "print('search.engine' in sys.modules, 'whoosh' in sys.modules)\n"
+        "for name in search.__all__:\n"
+        "    module, attribute = search._WHERE[name]\n"
+        "    found = importlib.import_module(module)\n"
+        "    assert getattr(search, name) is (getattr(found, attribute) if attribute else found), name\n"
+        "namespace = {}\n"
+        "exec('from search import *', namespace)\n"
+        "assert set(search.__all__) <= set(namespace) and set(search.__all__) <= set(dir(search))\n"
+        "print(sorted(search._WHERE) == sorted(search.__all__))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert result.stdout.split() == ["False", "False", "True"]

@@ -179,3 +179,55 @@ def test_a_list_the_other_process_is_slow_with_holds_up_none_of_the_rest(tmp_pat
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert len(result["here"]) == len(paths) - 1  # all but the one the other process holds
     assert result["papers"] == 6 * 30 + 1
+
+
+APP_START = textwrap.dedent(
+    """
+    import json, os, sys, time
+    from pathlib import Path
+    from search.corpus import loader, parsed
+
+    parsed.AHEAD_MIN_BYTES = 0
+    os.cpu_count = lambda: 2
+    here = os.getpid()
+    seen = Path(sys.argv[1])
+    forks = []
+    real_fork = os.fork
+    def fork():
+        forks.append(1)
+        return real_fork()
+    os.fork = fork
+    real_parse = loader._parse
+    def parse(path):
+        if os.getpid() != here and not seen.exists():  # the other process, at its first list
+            heavy = ("search.engine", "search.index.lifecycle", "whoosh", "tui.cli.papers", "tui.app")
+            seen.write_text(json.dumps([name for name in heavy if name in sys.modules]))
+        while not seen.exists():  # this one leaves it a list, however busy the machine
+            time.sleep(0.01)
+        return real_parse(path)
+    loader._parse = parse
+    real_load = loader.load_corpus
+    def load_corpus(*args, **kwargs):  # the load the app's start makes; the app itself is not run
+        corpus = real_load(*args, **kwargs)
+        print(json.dumps({"papers": len(corpus.papers), "forks": len(forks)}))
+        raise SystemExit(0)
+    loader.load_corpus = load_corpus
+    if "search.engine" in sys.modules:  # (imported already, with the loader's own)
+        sys.modules["search.engine"].load_corpus = load_corpus
+    from tui.cli import main
+    main(["--query", "zebras", *(f"--corpus={path}" for path in sys.argv[2:])])
+    """
+)
+
+
+def test_the_apps_lists_are_parsed_on_another_core_before_the_engine_is_imported(tmp_path):
+    """`iclr-reader` with a cold cache: the other process begins parsing the lists before this one
+    imports the engine, Whoosh and the commands (0.3-0.5 s of one core, which the other process
+    spent waiting for its fork), and the load then takes it over: one fork, every paper."""
+    paths = lists(tmp_path / "lists", count=4)
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_DATA_HOME": str(tmp_path / "data")}
+    command = [sys.executable, "-c", APP_START, str(tmp_path / "seen.json"), *map(str, paths)]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120, check=True)
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result == {"papers": 4 * 30 + 1, "forks": 1}
+    assert json.loads((tmp_path / "seen.json").read_text()) == []
