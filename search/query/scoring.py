@@ -388,11 +388,11 @@ class TermScorer:
             total = len(matched) if allowed is None else len(allowed.intersection(matched))
         factor = 1 + EVERY_WORD if clauses and len(clauses) >= 2 else None
         clause_of = {_word_key(terms[at]): number for number, clause in enumerate(clauses or ()) for at in clause}
-        keys = list(of_key)
-        in_clause = []  # per unit, the clause all its words are of (None: none, or several)
+        key_at = list(of_key)
+        in_clause: list[int | None] = []  # per unit, the clause all its words are of (None: none, or several)
         for unit in units:
-            found = {clause_of.get(keys[number]) for members in unit for number, _ in members}
-            in_clause.append(found.pop() if len(found) == 1 else None)
+            its = {clause_of.get(key_at[number]) for members in unit for number, _ in members}
+            in_clause.append(its.pop() if len(its) == 1 else None)
         best = self._threshold(
             words, units, in_clause, pairs, every, factor, limit, allowed, all_words and every is not None
         )
@@ -469,16 +469,13 @@ class TermScorer:
             at = [scores[order[depth]] if depth < len(order) else 0.0 for scores, order in zip(words, orders)]
             # A completion not seen scores at most its words' at the depth.
             most = [max(sum(at[number] * share for number, share in members) for members in unit) for unit in units]
-            bound = 0.0
+            bound = sum(most, 0.0)
             if every_seen:  # a paper not seen lacks some word's clause: the units of one clause left out
                 clauses = set(in_clause) - {None}
                 bound = max(
-                    (sum(b for b, clause in zip(most, in_clause) if clause != left) for left in clauses),
-                    default=sum(most),
+                    (sum((b for b, clause in zip(most, in_clause) if clause != left), 0.0) for left in clauses),
+                    default=bound,
                 )
-            else:
-                for number in most:
-                    bound += number
             for _, first, second in pairs:
                 bound += ADJACENT * (self._at_most(first, words, at) + self._at_most(second, words, at))
             if factor is not None and not every_seen:
