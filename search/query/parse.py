@@ -201,11 +201,11 @@ def _with_clauses(parsed: wq.Query) -> tuple[wq.Query, Clauses | None]:
     top-level subqueries came from which word: None for fewer than two words. `parsed` is the
     parser's output before normalising, where each word is still a subquery of its own."""
     if type(parsed) is not wq.Or:
-        return parsed.normalize(), None
+        return _normalized(parsed), None
     # Or.normalize normalises each word, then merges a word's own Or into itself: the words are
     # normalised here once, first (normalising them again is cheap and changes nothing).
-    words = [word.normalize() for word in parsed.subqueries]
-    query = wq.Or(words, boost=parsed.boost).normalize()
+    words = [_normalized(word) for word in parsed.subqueries]
+    query = _normalized(wq.Or(words, boost=parsed.boost))
     if type(query) is not wq.Or:
         return query, None
     position = {part: at for at, part in enumerate(query.subqueries)}
@@ -234,7 +234,23 @@ def _same_parts(bounded: wq.Query, query: wq.Query) -> bool:
 
 
 def _without_clauses(parsed: wq.Query) -> tuple[wq.Query, None]:
-    return parsed.normalize(), None
+    return _normalized(parsed), None
+
+
+def _normalized(query: wq.Query) -> wq.Query:
+    """query.normalize(), but an Or merges the parts of an Or inside it at boost 1.0 as they are:
+    Whoosh's copies each deeply to give it the boost it already has (the word being typed's
+    completions over five fields: a fifth of a keystroke's parse)."""
+    if type(query) is not wq.Or:
+        return query.normalize()
+    parts: list[wq.Query] = []
+    for child in query.subqueries:
+        child = _normalized(child)
+        if type(child) is wq.Or and child.boost == 1.0:
+            parts.extend(child.subqueries)
+        else:
+            parts.append(child)
+    return wq.Or(parts, boost=query.boost).normalize()
 
 
 def _stop_word(parts: list[wq.Query]) -> bool:

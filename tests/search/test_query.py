@@ -122,3 +122,20 @@ def test_the_word_being_typed_matches_as_a_prefix(seed_engine):
 def test_a_typo_in_the_word_being_typed_is_corrected_once_nothing_matches(seed_engine):
     result = seed_engine.search(SearchRequest("wasserstien", partial=True))
     assert result.corrected == "wasserstein"
+
+
+def test_a_keystrokes_parse_copies_no_query_part(seed_engine, monkeypatch):
+    """Whoosh's Or.normalize deep-copies each part of an Or inside an Or to give it the boost it
+    already has: the word being typed's completions over five fields made 31,720 copies over a
+    session of 1,000 searches, a fifth of the parse. Merged as they are, the query is the same."""
+    from whoosh.query import qcore
+
+    copies = []
+    copy = qcore.Query.copy
+    monkeypatch.setattr(qcore.Query, "copy", lambda self: copies.append(self) or copy(self))
+    parsed, _, clauses = seed_engine.runner._parser.parse_words("graph (neural OR neuron OR neurons)")
+    assert copies == []
+    assert parsed == seed_engine.runner._parser._parser.parse("graph (neural OR neuron OR neurons)") and clauses
+    copies.clear()  # (Whoosh's own normalising, just above, copies)
+    result = seed_engine.search(SearchRequest("graph neur", partial=True))
+    assert result.total and copies == []
