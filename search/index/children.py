@@ -144,9 +144,14 @@ def _kill_on_stop(child: subprocess.Popen, stop: threading.Event) -> None:
 
 
 def _send(pipe, shards: list) -> None:
-    """Write the child's input from a thread, so a child that dies early cannot block the parent."""
+    """Write the child's input from a thread, so a child that dies early cannot block the parent: the
+    number of papers of each shard, then each shard as a pickle of its own, which the child reads
+    when it starts that shard (see child.py)."""
     try:
-        pickle.dump(shards, pipe.buffer)
+        pickle.dump([len(papers) for _, papers in shards], pipe.buffer)
+        for shard in shards:
+            pickle.dump(shard, pipe.buffer)
+            pipe.buffer.flush()  # the child may start on it now
         pipe.close()
     except (BrokenPipeError, OSError, ValueError):
         pass

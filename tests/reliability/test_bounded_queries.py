@@ -598,7 +598,9 @@ def test_a_cancelled_build_kills_and_reaps_its_child_at_once(monkeypatch):
     monkeypatch.setattr(children.subprocess, "Popen", recording)
     outcome: list[bool] = []
     runner = threading.Thread(
-        target=lambda: outcome.append(children.run_child(children.child_command(), [SlowPaper()], print, stop))
+        target=lambda: outcome.append(
+            children.run_child(children.child_command(), [("a", (SlowPaper(),))], print, stop)
+        )
     )
     runner.start()
     assert wait_until(lambda: bool(started) and _threads(started[0].pid) >= 2)

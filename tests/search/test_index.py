@@ -140,6 +140,47 @@ def test_big_corpora_are_built_by_child_processes_in_parallel(tmp_path, monkeypa
     assert engine.search("graphs").total == 90
 
 
+class _SentWhenFirstBuilt:
+    """A shard's papers that the parent can send only once the child has made progress on the shard
+    before them (pickling them waits for it; the wait is a guard against hanging, not a timing)."""
+
+    def __init__(self, papers, progressed, waited) -> None:
+        self.papers, self.progressed, self.waited = papers, progressed, waited
+
+    def __len__(self) -> int:
+        return len(self.papers)
+
+    def __reduce__(self):
+        self.waited.append(self.progressed.wait(60))
+        return tuple, (self.papers,)
+
+
+def test_a_child_builds_its_first_shard_before_the_parent_has_sent_the_next(tmp_path):
+    """A child given several shards starts indexing as soon as the first has arrived: at 100,000
+    papers, a child's five shards took seconds to send, and its first progress waited for all of them."""
+    import threading
+
+    from search.index import children, shard
+
+    first = load_corpus([corpus_file(tmp_path, [f"First list paper {i} on graphs." for i in range(5)], "a.json")])
+    second = load_corpus([corpus_file(tmp_path, [f"Second list paper {i} on trees." for i in range(4)], "b.json")])
+    locations = [shard.IndexLocation(tmp_path / "index", name, "0123456789abcdef") for name in ("a", "b")]
+    progressed, waited, reports = threading.Event(), [], []
+
+    def on_progress(done: int, total: int) -> None:
+        reports.append((done, total))
+        progressed.set()
+
+    shards = [
+        (locations[0], first.papers),
+        (locations[1], _SentWhenFirstBuilt(second.papers, progressed, waited)),
+    ]
+    assert children.run_child(children.child_command(), shards, on_progress, threading.Event())
+    assert waited == [True]  # the first shard's progress came while the second was still to send
+    assert reports[-1] == (9, 9)
+    assert [shard.open_existing(location) is not None for location in locations] == [True, True]
+
+
 def test_one_big_list_is_built_in_two_halves_that_search_as_one(tmp_path, monkeypatch):
     """One list to index on two CPUs: its child forks, each process writes about half the text as a
     segment, and the index searches as one process's index of the list does, ties in corpus order,

@@ -40,6 +40,21 @@ def test_add_takes_several_files_with_a_line_each_and_a_total(tmp_path, capsys):
     assert out.startswith("5 matches")
 
 
+def test_after_add_the_next_command_reads_the_lists_as_saved_without_parsing_them(tmp_path, capsys, monkeypatch):
+    """`add` writes what the next start reads (each list's parse, the merged corpus) while its
+    shards build: by the time it returns, all of it is written."""
+    first = write(tmp_path, "alpha.json", records(3, "a"))
+    second = write(tmp_path, "beta.json", records(2, "b"))
+    assert run(capsys, "add", first, second)[0] == 0
+
+    def parse(*_args):
+        raise AssertionError("a list was parsed again")
+
+    monkeypatch.setattr("search.corpus.loader.parse", parse)
+    code, out, err = run(capsys, "search", "list:alpha list:beta")
+    assert (code, err) == (0, "") and out.startswith("5 matches")
+
+
 def test_add_goes_on_past_a_bad_file_and_names_it(tmp_path, capsys):
     good = write(tmp_path, "good.json", records(2, "g"))
     broken = tmp_path / "broken.json"
