@@ -12,6 +12,7 @@ the server whether it changed). Downloads are staged in a hidden folder of the l
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import errno
 import json
 import os
@@ -26,7 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from search import paths
-from search.corpus.loader import CorpusError, bundled_paths, load_corpus, read_corpus_file
+from search.corpus import parsed
+from search.corpus.formats import Parsed
+from search.corpus.loader import MAX_CORPUS_BYTES, CorpusError, bundled_paths, load_corpus, read_corpus_file
 from search.errors import LibraryError
 from search.text.sanitize import sanitize_line
 from search.untrusted import UntrustedInputError, load_json, read_bytes, shown
@@ -205,9 +208,11 @@ class Library:
         Raises CorpusError or LibraryError."""
         name = self.check_name(_default_name(source) if name is None else name, downloaded=origin is not None)
         data = read_corpus_file(source)  # read once: what is checked is what is copied
-        corpus = load_corpus([source], contents={source: data})  # refuse a broken file before it enters
+        parses: dict[Path, Parsed] = {}
+        corpus = load_corpus([source], contents={source: data}, parses=parses)  # refuse a broken file first
         folder = self.folder / name
         staging = self.folder / f".adding-{name}"
+        written = None
         try:
             self._make_folder()
             shutil.rmtree(staging, ignore_errors=True)
@@ -215,7 +220,7 @@ class Library:
             if self._holds(source):
                 os.rename(source, staging / source.name)
             else:
-                (staging / source.name).write_bytes(data)
+                written = _write_new(staging / source.name, data)
             if origin is not None:
                 _write_json(staging / METADATA_FILE, origin.to_json())
             if reviews is not None:
@@ -227,6 +232,13 @@ class Library:
         except BaseException:  # ctrl+c: leave nothing half-made behind
             shutil.rmtree(staging, ignore_errors=True)
             raise
+        if written is not None and source in parses:
+            # The check's parse, of the bytes just written, is the copy's: its load reads it instead
+            # of parsing them again (at 100,000 papers in ten lists, 2.7 s of CPU).
+            copy = folder / source.name
+            checked = parses.pop(source)
+            papers = [paper._replace(source=str(copy)) for paper in checked.papers]  # as a load names them
+            parsed.keep_written(copy, MAX_CORPUS_BYTES, dataclasses.replace(checked, papers=papers), written)
         return AddedList(name, folder / source.name, len(corpus.papers), corpus.skipped, corpus.duplicates)
 
     def replace(self, name: str, source: Path, origin: ListOrigin, reviews: Path | None = None) -> AddedList:
@@ -377,6 +389,14 @@ def _why(error: OSError) -> str:
     if error.errno in (errno.EACCES, errno.EPERM):
         return "permission denied"
     return f"cannot read it: {error.strerror or error}"
+
+
+def _write_new(path: Path, data: bytes) -> os.stat_result:
+    """Write a new file; its status once written (what parsed.keep_written compares with)."""
+    with open(path, "xb") as file:
+        file.write(data)
+        file.flush()
+        return os.fstat(file.fileno())
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:

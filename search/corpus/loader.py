@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from search.corpus import fingerprint, snapshot
@@ -78,6 +78,7 @@ def load_corpus(
     keep: bool = False,
     later: list[Callable[[], None]] | None = None,
     meanwhile: Callable[[], None] | None = None,
+    parses: dict[Path, Parsed] | None = None,
 ) -> Corpus:
     """Load and merge corpus files (default: the bundled list). Raises CorpusError; with
     `skip_broken`, a file that cannot be loaded is left out and named in `problems` instead
@@ -89,7 +90,8 @@ def load_corpus(
     appended to `later`, for the app to make once it is up. `meanwhile` is called once, in this
     process, when its share of the parse is done and before it waits for the other process's (a
     cold start's app imports the interface then, instead of after the merge), or before the merge
-    when nothing is parsed ahead."""
+    when nothing is parsed ahead. `parses` receives the parse of each file in `contents` (with its
+    abstracts' ends), for the caller to keep for the copy it writes (parsed.keep_written)."""
     bundled = bundled_paths()
     files = [Path(p) for p in paths] if paths else bundled
     # Stamped before reading: a file changed meanwhile is read again next time.
@@ -117,6 +119,9 @@ def load_corpus(
             data = contents.get(path) if contents else None
             if data is not None:
                 parsed = parse(path, _decode(path, data))
+                if parses is not None:
+                    parsed = replace(parsed, ends=[abstract_ends(paper.abstract) for paper in parsed.papers])
+                    parses[path] = parsed
             else:
                 attempt = mine.pop(path) if path in mine else _attempt(path, later)  # (let go as it goes)
                 if isinstance(attempt, CorpusError):
