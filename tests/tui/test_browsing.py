@@ -667,3 +667,20 @@ async def test_quick_match_rows_mark_code_and_rating_as_ranked_rows_do(tmp_path,
     assert quick == ranked
     assert [paper_id for paper_id in ids if CODE_MARKER in quick[paper_id]] == ["p1", "p2", "p3", "p5"]
     assert BOOKMARK_MARKER in quick["p1"] and all("6.5" in row for row in quick.values())
+
+
+async def test_indexing_progress_shows_one_percentage(make_app):
+    """The status line said "Indexing 200 of 10,744 papers (1%)" while the bar beside it said 2%
+    (Textual rounds, the line floors): the bar now shows no number of its own."""
+    from tui.messages import IndexProgress
+
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot, app)
+        app.screen.post_message(IndexProgress(200, 10_744))
+        await pilot.pause()
+        shown = "\n".join(
+            "".join(segment.text for segment in strip) for strip in app.screen._compositor.render_strips()
+        )
+        assert "Indexing 200 of 10,744 papers (1%)" in shown
+        assert "2%" not in shown

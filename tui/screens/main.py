@@ -157,7 +157,7 @@ class MainScreen(LibraryActions, DiscoveryActions, MarkedActions):
             id="search",
         )
         yield Static(id="status")
-        yield ProgressBar(id="progress", show_eta=False)
+        yield ProgressBar(id="progress", show_eta=False, show_percentage=False)  # (the status line says it)
         if self.has_guide:
             yield Static(wording.first_run_guide(len(self.engine.papers)), id="guide")
         with Horizontal(id="panes"):
