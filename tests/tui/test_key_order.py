@@ -5,6 +5,7 @@ queued before the app handles its first key, so nothing here depends on timing."
 from __future__ import annotations
 
 import asyncio
+import threading
 
 from textual.command import CommandPalette
 from textual.widgets import Input
@@ -155,12 +156,26 @@ async def test_a_key_whose_way_is_lost_does_not_hold_the_keyboard_for_good(make_
         assert app.screen.query_one(SearchBox).value == "ok"
 
 
+def held_search(monkeypatch, engine, text: str) -> tuple[threading.Event, threading.Event]:
+    """Make the engine's search of `text` wait until the first event is set; the second is set once
+    it has begun (the test reads the keys behind it meanwhile)."""
+    held, searching = threading.Event(), threading.Event()
+    search = engine.search
+
+    def slow_search(request, cancel=None):
+        if getattr(request, "text", request) == text:
+            searching.set()
+            held.wait(30)
+        return search(request, cancel)
+
+    monkeypatch.setattr(engine, "search", slow_search)
+    return held, searching
+
+
 async def test_keys_after_enter_wait_for_the_results_of_what_was_typed(make_app, monkeypatch):
     """The tester's burst `kernel` enter j b bookmarked the second paper of the list shown before
     the search (the unfiltered list): j and b now act once the query's results are shown. The
     search of the whole word is held back until the keys are read, so nothing depends on timing."""
-    import threading
-
     from tui import key_order
 
     monkeypatch.setattr(key_order, "STUCK_SECONDS", 3600.0)  # the safety net never fires here
@@ -170,17 +185,7 @@ async def test_keys_after_enter_wait_for_the_results_of_what_was_typed(make_app,
         screen = app.screen
         results = screen.query_one(ResultsList)
         before = list(results.paper_ids)
-        engine = screen.session.engine
-        held, searching = threading.Event(), threading.Event()
-        search = engine.search
-
-        def slow_search(request, cancel=None):
-            if getattr(request, "text", request) == "diffusion":
-                searching.set()
-                held.wait(30)
-            return search(request, cancel)
-
-        monkeypatch.setattr(engine, "search", slow_search)
+        held, searching = held_search(monkeypatch, screen.session.engine, "diffusion")
         burst(app, *"diffusion", "enter", "j", "b")
         while not searching.is_set():
             await asyncio.sleep(0.005)
@@ -198,25 +203,13 @@ async def test_keys_after_enter_wait_for_the_results_of_what_was_typed(make_app,
 async def test_esc_after_enter_goes_back_without_waiting_for_the_results(make_app, monkeypatch):
     """Keys after enter wait for the results of what was typed (the test above), but esc acts on no
     listed paper: it goes back to the search box at once, the search still running."""
-    import threading
-
     from tui import key_order
 
     monkeypatch.setattr(key_order, "STUCK_SECONDS", 3600.0)  # the safety net never fires here
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, app)
-        engine = app.screen.session.engine
-        held, searching = threading.Event(), threading.Event()
-        search = engine.search
-
-        def slow_search(request, cancel=None):
-            if getattr(request, "text", request) == "diffusion":
-                searching.set()
-                held.wait(30)
-            return search(request, cancel)
-
-        monkeypatch.setattr(engine, "search", slow_search)
+        held, searching = held_search(monkeypatch, app.screen.session.engine, "diffusion")
         burst(app, *"diffusion", "enter", "escape")
         try:
             while not searching.is_set():
