@@ -393,10 +393,12 @@ class TermScorer:
             # Words in no clause (a last letter typed, searched among authors only) match too.
             claused = {_word_key(terms[at]) for clause in clauses for at in clause}
             extra = [scores.keys() for key, scores in of_key.items() if key not in claused and scores]
-            matched: Set[int] = docs[0] if len(docs) == 1 and not extra else frozenset().union(*docs, *extra)
             if allowed is not None:
-                every, matched = every.intersection(allowed), matched & allowed
-            with_all, with_any = len(every), len(matched)
+                every = every.intersection(allowed)
+                with_any = len(frozenset().union(*docs, *extra) & allowed)
+            else:
+                with_any = _union_size([*docs, *map(frozenset, extra)])
+            with_all = len(every)
             total = with_all if all_words else with_any
             if type(query) is wq.Or:
                 clause_words = [self._clause_word(query, clause, typed) for clause in clauses]
@@ -1042,6 +1044,21 @@ def _union(parts: list[dict[int, float]]) -> dict[int, float]:
     for part in parts:
         union.update(part)
     return union
+
+
+def _union_size(sets: list[frozenset[int]]) -> int:
+    """How many papers the sets hold together, without making their union: the largest's, and what
+    each smaller one adds (the words of `graph neural net` hold 60,000 papers at 100,000: their
+    union cost 2 ms a keystroke)."""
+    ordered = sorted(sets, key=len, reverse=True)
+    size = 0
+    for at, papers in enumerate(ordered):
+        for larger in ordered[:at]:
+            if not papers:
+                break
+            papers = papers - larger  # (iterates the smaller: the one on the left, here)
+        size += len(papers)
+    return size
 
 
 def _idf(papers: int, total: int) -> float:
