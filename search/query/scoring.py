@@ -93,9 +93,10 @@ CACHED_PAIR_BYTES = 4 << 20
 """Papers where two words stand together, or a phrase's words do, per pair or phrase."""
 CACHED_POSITIONS = 256
 CACHED_POSITIONS_BYTES = 16 << 20
-"""A word's postings blocks in one list and field, decoded (docnums and positions), once adjacency
-reads most of them: the next keystroke's pair has the same finished word (`federated learning p`,
-`... pr`, `... pri`: `learn`'s blocks each time, 470 of them at 100,000 papers, 35-45 ms)."""
+"""A word's postings blocks in one list and field, decoded (docnums and positions) as adjacency reads
+them: the next keystroke's pair has the same finished word (`federated learning p`, `... pr`, ...,
+`... privacy`: `learn`'s blocks each time, 448 of them in the abstracts at 100,000 papers, 5.4 MB
+decoded, 25-45 ms to read)."""
 CACHED_WORDS = 64
 CACHED_WORD_BYTES = 8 << 20
 """Papers per word of a query (`with_every`): the words typed before stay while the next is typed."""
@@ -204,17 +205,58 @@ class Ranked:
         self.parts = parts or []
 
 
-class Decoded(NamedTuple):
-    """A word's postings in one list and field, every block decoded (`_decoded`)."""
+class Blocks:
+    """A word's postings in one list and field (a W3LeafMatcher): each block's last docnum and where
+    it starts, read once, and the blocks decoded so far (docnums and encoded positions), each
+    decoded the first time a paper in it is asked for."""
 
-    last: list[int]
-    """Each block's last docnum (in the list)."""
-    ids: list[Sequence[int]]
-    """Each block's docnums."""
-    values: list[Sequence[bytes]]
-    """Each block's positions, encoded as Whoosh stores them (decoded when a paper's are asked for)."""
-    weight: int
-    """About the bytes it holds: a docnum, a pointer and a bytes object each, and their lengths."""
+    __slots__ = ("_matcher", "_starts", "ids", "last", "values", "weight")
+
+    def __init__(self, matcher) -> None:
+        self._matcher = matcher
+        self.last: list[int] = []
+        self._starts = [matcher._baseoffset]
+        while matcher.is_active():  # the blocks' headers, as reading the postings through would
+            self.last.append(matcher._maxid)
+            if matcher._lastblock:
+                break
+            self._starts.append(matcher._nextoffset)
+            matcher._next_block()
+        self.ids: list[Sequence[int] | None] = [None] * len(self.last)
+        self.values: list[Sequence[bytes] | None] = [None] * len(self.last)
+        self.weight = 1024 + 16 * len(self.last)
+        """About the bytes held: the matcher, a block's start and last docnum, and per posting decoded a
+        docnum, a bytes object and two pointers (80) and its length."""
+
+    def positions(self, docs: list[int], check: Callable[[], None]) -> dict[int, list[int]]:
+        """What `_positions` gives for the sorted docs, decoding the blocks they are in not decoded yet."""
+        positions: dict[int, list[int]] = {}
+        decode = self._matcher.format.decode_as
+        last, blocks, values = self.last, self.ids, self.values
+        for doc in docs:
+            block = bisect_left(last, doc)
+            if block == len(last):
+                break
+            ids = blocks[block]
+            if ids is None:
+                check()
+                ids = self._decode(block)
+            found = bisect_left(ids, doc)
+            if found < len(ids) and ids[found] == doc:
+                positions[doc] = decode("positions", values[block][found])  # type: ignore[index]
+        return positions
+
+    def _decode(self, block: int) -> Sequence[int]:
+        matcher = self._matcher
+        matcher._goto(self._starts[block])
+        matcher._read_data()
+        ids = matcher._data[0] if matcher._byteids else list(accumulate(matcher._data[0]))
+        matcher._read_values()
+        values = self.values[block] = matcher._values
+        self.ids[block] = ids
+        self.weight += 80 * len(ids) + sum(map(len, values))
+        matcher._data = matcher._values = None  # (the block's weights, not needed, go)
+        return ids
 
 
 class Top(NamedTuple):
@@ -251,8 +293,8 @@ class TermScorer:
         self._cache: Recent[tuple, dict[int, float]] = Recent(CACHED_TERMS, CACHED_TERM_BYTES)
         self._field_cache: Recent[tuple, dict[int, float]] = Recent(CACHED_FIELD_TERMS, CACHED_FIELD_BYTES)
         self._pairs: Recent[tuple, frozenset[int]] = Recent(CACHED_PAIRS, CACHED_PAIR_BYTES)
-        self._decoded: Recent[tuple, Decoded] = Recent(
-            CACHED_POSITIONS, CACHED_POSITIONS_BYTES, weigh=lambda decoded: decoded.weight
+        self._blocks: Recent[tuple, Blocks] = Recent(
+            CACHED_POSITIONS, CACHED_POSITIONS_BYTES, weigh=lambda kept: kept.weight
         )
         self._means: dict[str, float] = {}
         self._word_docs: Recent[tuple[wq.Query, ...], frozenset[int]] = Recent(CACHED_WORDS, CACHED_WORD_BYTES)
@@ -676,17 +718,19 @@ class TermScorer:
         return found
 
     def _positions(self, number: int, segment, field: str, word: bytes, docs: list[int]) -> dict[int, list[int]]:
-        """The word's positions in the given sorted docs of segment `number` that have it there: from
-        its blocks decoded before, or decoded now and kept when the docs are enough to touch most of
-        its blocks (two a block on average), else from the blocks they are in."""
+        """The word's positions in the given sorted docs of segment `number` that have it there, from
+        its blocks decoded before, the blocks they are in not decoded yet decoded now and kept."""
         key = (number, field, word)
-        decoded = self._decoded.recall(key)
-        if decoded is None:
+        blocks = self._blocks.recall(key)
+        if blocks is None:
             matcher = segment.postings(field, word)
-            if not isinstance(matcher, W3LeafMatcher) or len(docs) * 64 < segment.doc_frequency(field, word):
+            if not isinstance(matcher, W3LeafMatcher):
                 return _positions(matcher, docs, self._check)
-            decoded = self._decoded.keep(key, _decoded(matcher, self._check))
-        return _decoded_positions(decoded, docs, segment.schema[field].format.decode_as)
+            blocks = Blocks(matcher)
+        try:
+            return blocks.positions(docs, self._check)
+        finally:
+            self._blocks.keep(key, blocks)  # (weighed again: it may hold more blocks now)
 
     # -- adjacent words -----------------------------------------------------------------------
 
@@ -987,39 +1031,6 @@ def _positions(matcher, docs: list[int], check: Callable[[], None]) -> dict[int,
                     positions[doc] = decode("positions", values[found])
                 at += 1
         matcher._next_block()
-    return positions
-
-
-def _decoded(matcher, check: Callable[[], None]) -> Decoded:
-    """Every block of a term's postings (a W3LeafMatcher), decoded: its docnums and encoded positions."""
-    last: list[int] = []
-    ids: list[Sequence[int]] = []
-    values: list[Sequence[bytes]] = []
-    weight = 0
-    while matcher.is_active():
-        check()
-        matcher._read_data()
-        ids.append(matcher._data[0] if matcher._byteids else list(accumulate(matcher._data[0])))
-        matcher._read_values()
-        values.append(matcher._values)
-        last.append(matcher._maxid)
-        weight += 80 * len(matcher._values) + sum(map(len, matcher._values))
-        matcher._next_block()
-    return Decoded(last, ids, values, weight)
-
-
-def _decoded_positions(decoded: Decoded, docs: list[int], decode: Callable) -> dict[int, list[int]]:
-    """What `_positions` gives for the docs, from the term's decoded blocks."""
-    positions: dict[int, list[int]] = {}
-    last, blocks, values = decoded.last, decoded.ids, decoded.values
-    for doc in docs:
-        block = bisect_left(last, doc)
-        if block == len(last):
-            break
-        ids = blocks[block]
-        found = bisect_left(ids, doc)
-        if found < len(ids) and ids[found] == doc:
-            positions[doc] = decode("positions", values[block][found])
     return positions
 
 

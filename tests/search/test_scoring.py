@@ -280,7 +280,7 @@ def test_the_kept_scores_are_bounded_in_bytes_through_a_session(engine_over, mon
     from search.query import scoring
 
     budgets = {"CACHED_TERM_BYTES": 60_000, "CACHED_FIELD_BYTES": 30_000}
-    budgets |= {"CACHED_PAIR_BYTES": 10_000, "CACHED_WORD_BYTES": 10_000}
+    budgets |= {"CACHED_PAIR_BYTES": 10_000, "CACHED_WORD_BYTES": 10_000, "CACHED_POSITIONS_BYTES": 30_000}
     for name, value in budgets.items():
         monkeypatch.setattr(scoring, name, value)
     words = [f"topic{n}" for n in range(150)]
@@ -311,6 +311,8 @@ def test_the_kept_scores_are_bounded_in_bytes_through_a_session(engine_over, mon
     for cache in (scorer._cache, scorer._field_cache, scorer._pairs, scorer._word_docs):
         assert cache.bytes == sum(scoring.weight(value) for value in cache.values())
         assert cache.bytes <= cache.budget or len(cache) == 1  # the newest is kept whatever it weighs
+    assert scorer._blocks.bytes == sum(blocks.weight for blocks in scorer._blocks.values())
+    assert scorer._blocks.bytes <= scorer._blocks.budget or len(scorer._blocks) == 1
     again = engine.search(SearchRequest(f"{words[0]} {words[1]}", limit=5))
     assert again.hits == first.hits and again.total == first.total  # scores forgotten are computed alike
 
