@@ -92,7 +92,7 @@ CACHED_PAIRS = 256
 CACHED_PAIR_BYTES = 4 << 20
 """Papers where two words stand together, or a phrase's words do, per pair or phrase."""
 CACHED_POSITIONS = 256
-CACHED_POSITIONS_BYTES = 16 << 20
+CACHED_POSITIONS_BYTES = 8 << 20
 """A word's postings blocks in one list and field, decoded (docnums and positions) as adjacency reads
 them: the next keystroke's pair has the same finished word (`federated learning p`, `... pr`, ...,
 `... privacy`: `learn`'s blocks each time, 448 of them in the abstracts at 100,000 papers, 5.4 MB
