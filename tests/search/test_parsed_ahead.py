@@ -161,6 +161,7 @@ TAKING_TURNS = textwrap.dedent(
     from search.corpus import loader, parsed
 
     parsed.AHEAD_MIN_BYTES = 0
+    parsed.MEANWHILE_LEAD_BYTES = int(sys.argv[2])
     here = os.getpid()
     released = Path(sys.argv[1])
     parsed_by = {}
@@ -176,7 +177,7 @@ TAKING_TURNS = textwrap.dedent(
     def meanwhile():
         parsed_by["meanwhile"] = sorted(parsed_by)
         released.touch()
-    paths = [Path(p) for p in sys.argv[2:]]
+    paths = [Path(p) for p in sys.argv[3:]]
     corpus = loader.load_corpus(paths, keep=True, later=[], meanwhile=meanwhile)
     print(json.dumps({"papers": len(corpus.papers), "here": sorted(parsed_by["meanwhile"])}))
     """
@@ -188,12 +189,29 @@ def test_a_list_the_other_process_is_slow_with_holds_up_none_of_the_rest(tmp_pat
     held up on one list, this one parses all the others, then does what it has to do meanwhile (the
     app's imports) before it waits; a fixed share left it waiting with lists of the other's unparsed."""
     paths = lists(tmp_path / "lists", count=6)
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_DATA_HOME": str(tmp_path / "data")}
-    command = [sys.executable, "-c", TAKING_TURNS, str(tmp_path / "released"), *map(str, paths)]
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120, check=True)
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result = taking_turns(tmp_path, paths, lead=0)
     assert len(result["here"]) == len(paths) - 1  # all but the one the other process holds
     assert result["papers"] == 6 * 30 + 1
+
+
+def test_the_apps_imports_are_made_while_the_other_process_parses_the_last_lists(tmp_path):
+    """With small lists (the 17 real ones: 2 MB, 40 ms each), `meanwhile` (the app's imports, 0.12-0.15
+    s) came once no list was left, and the other process, done with its last, idled through it. It
+    comes once no more than MEANWHILE_LEAD_BYTES are left to take: here, with the other process held
+    on its first list, after the third list this one takes (two left)."""
+    paths = lists(tmp_path / "lists", count=6)
+    size = paths[0].stat().st_size
+    assert all(path.stat().st_size == size for path in paths)
+    result = taking_turns(tmp_path, paths, lead=2 * size)
+    assert len(result["here"]) == 3  # (whichever the other process did not take first)
+    assert result["papers"] == 6 * 30 + 1
+
+
+def taking_turns(tmp_path, paths, lead: int) -> dict:
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_DATA_HOME": str(tmp_path / "data")}
+    command = [sys.executable, "-c", TAKING_TURNS, str(tmp_path / "released"), str(lead), *map(str, paths)]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 APP_START = textwrap.dedent(
