@@ -33,7 +33,7 @@ from array import array
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from search import paths
 from search.corpus.bundled import facts_path
@@ -233,14 +233,18 @@ def write(
                 # Each paper's abstract (those kept on disk read a run at a time), then its venue's
                 # BibTeX entry ("" for none; for facts kept unmade, the record's own text).
                 raws = [_unmade(paper) for paper in papers] if unmade else [None] * len(papers)
+                run: list[bytes] = []  # written and sealed a run of texts at a time, not each alone
                 for paper, abstract, raw in zip(papers, abstracts(papers), raws, strict=True):
                     bibtex = paper.facts.bibtex if raw is None else raw[0].get("bibtex")
                     for text in (abstract, bibtex if isinstance(bibtex, str) else ""):
                         data = text.encode("utf-8", "surrogatepass")
-                        file.write(data)
-                        seal.update(data)
+                        run.append(data)
                         end += len(data)
                         ends.append(end)
+                    if len(run) >= _TEXTS_RUN:
+                        _sealed(file, seal, b"".join(run))
+                        run.clear()
+                _sealed(file, seal, b"".join(run))
                 one: dict[str, str] = {}
                 lengths = []
                 for at in range(0, len(papers), _CHUNK_ROWS):
@@ -266,6 +270,12 @@ def write(
         pass
 
 
+def _sealed(file: BinaryIO, seal: hmac.HMAC, data: bytes) -> None:
+    file.write(data)
+    seal.update(data)
+
+
+_TEXTS_RUN = 512
 _ABSTRACT = Paper._fields.index("abstract")
 _SHARED = tuple(Paper._fields.index(name) for name in ("venue", "status", "track", "source"))
 _SHARED_LISTS = tuple(Paper._fields.index(name) for name in ("authors", "keywords", "also_in"))
