@@ -88,7 +88,8 @@ def load_corpus(
     (which would push the app's set out of the few kept). With `later`, what is saved for the next
     load (each file's parse, the merged corpus) is not written now: the calls that write it are
     appended to `later`, for the app to make once it is up. `meanwhile` is called once, in this
-    process, when its share of the parse is done and before it waits for the other process's (a
+    process, when the lists left to take in turn with the other process are few (parsed.py's
+    MEANWHILE_LEAD_BYTES: what the other parses meanwhile) and before it waits for the other's (a
     cold start's app imports the interface then, instead of after the merge), or before the merge
     when nothing is parsed ahead. `parses` receives the parse of each file in `contents` (with its
     abstracts' ends), for the caller to keep for the copy it writes (parsed.keep_written)."""
@@ -108,7 +109,12 @@ def load_corpus(
     with parsed_ahead(files if contents is None else [], MAX_CORPUS_BYTES, _parse) as ahead:
         # The lists this process takes in turn with the other one, and the ones it alone reads; then
         # every file in corpus order, each parsed here or read from the entry the other process wrote.
-        mine = {path: _attempt(path, later) for path in ahead.claims()}
+        mine = {}
+        for path in ahead.claims():
+            mine[path] = _attempt(path, later)
+            if meanwhile is not None and ahead.nearly_taken():
+                meanwhile()  # while the other process parses what is left, taken in turn after it
+                meanwhile = None
         mine.update((path, _attempt(path, later)) for path in files if contents is None and path not in ahead.shared)
         if meanwhile is not None:
             meanwhile()  # (a saved corpus returned above: no parse to overlap, and nothing to call)

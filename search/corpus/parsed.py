@@ -86,17 +86,28 @@ def _write(key: tuple, result: Parsed) -> None:
         "format": result.format,
         "ends": result.ends,
     }
-    snapshot.write(key, fields, CACHE_FOLDER, KEPT_ENTRIES)
+    # The facts a parse left unmade stay so (a cold start's other process wrote each entry's 1.5 times
+    # slower than it parsed the list, making them; the load here shows none of them).
+    snapshot.write(key, fields, CACHE_FOLDER, KEPT_ENTRIES, unmade=True)
     folder = paths.cache_dir() / CACHE_FOLDER
     with contextlib.suppress(OSError):
         snapshot.prune(folder, 0, ".json")  # the JSON entries of earlier versions
 
 
-AHEAD_MIN_BYTES = 48 << 20
+AHEAD_MIN_BYTES = 8 << 20
 """From this many bytes of lists to parse, another process parses a share of them meanwhile. Below
-it the gain is small and can be a loss: the other process writes its entries, making each paper's
-facts for them (which a start here leaves for later), so on the 17 real lists (36 MB, full of
-reviews and people) it took 0.57 s of CPU for 45% of them, while the whole load here takes 0.65 s."""
+it the gain is a few ms. It was 48 MB while writing an entry made each paper's facts (on the 17 real
+lists, 36 MB full of reviews and people, the other process then took 0.57 s for 45% of them, where
+this one took 0.65 s for all); the entries keep them unmade now, and those 17 lists, a cold start
+of 10,744 papers, are parsed on two cores."""
+
+
+MEANWHILE_LEAD_BYTES = 8 << 20
+"""When this process has taken a list and at most this many bytes of lists are left to take, it does
+what it has to do meanwhile (`load_corpus`'s `meanwhile`: the app's imports, 0.12-0.15 s of CPU),
+then takes the rest in turn: the other process parses about this much in that time. Done only once
+no list was left, as before, the other process idled through it when the lists were small (the 17
+real lists: 2 MB, 40 ms each)."""
 
 
 class Ahead:
@@ -104,12 +115,17 @@ class Ahead:
     each take the next of them as they finish one (`claims`), so neither waits long for the other
     whatever the lists' sizes or the machine's load; `wait` for the other to be done."""
 
-    def __init__(self, shared: Sequence[Path] = (), pid: int = 0, queue: int = -1, done: int = -1) -> None:
+    def __init__(
+        self, shared: Sequence[Path] = (), pid: int = 0, queue: int = -1, done: int = -1, sizes: Sequence[int] = ()
+    ) -> None:
         self.shared = frozenset(shared)
         self._order = list(shared)
         self._pid = pid
         self._queue = queue
         self._done = done
+        self._after = [sum(sizes[at + 1 :]) for at in range(len(sizes))]
+        """The bytes of the lists queued after each one."""
+        self._left = sum(sizes)
 
     def claims(self) -> Iterator[Path]:
         """The shared lists this process takes, one at a time, until none is left."""
@@ -118,8 +134,15 @@ class Ahead:
             if taken is None:
                 os.close(self._queue)
                 self._queue = -1
+                self._left = 0
                 return
+            self._left = self._after[taken] if taken < len(self._after) else 0
             yield self._order[taken]
+
+    def nearly_taken(self) -> bool:
+        """Whether at most MEANWHILE_LEAD_BYTES of lists were queued after the last one this process
+        took (the other process may have taken some of them since)."""
+        return self._left <= MEANWHILE_LEAD_BYTES
 
     def finished(self) -> Iterator[Path]:
         """Each list the other process is done with (its entry written, or not), as it finishes it,
@@ -218,7 +241,7 @@ def parsed_ahead(files: Sequence[Path], limit: int, parse: Callable[[Path], Pars
                 os._exit(code)
         os.close(telling)  # (its end is read once the other process is gone)
         if pid > 0:
-            ahead = Ahead(order, pid, queue, done)
+            ahead = Ahead(order, pid, queue, done, [sizes[path] for path in order])
         else:
             os.close(queue)
             os.close(done)

@@ -33,12 +33,13 @@ from array import array
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from search import paths
 from search.corpus.bundled import facts_path
+from search.corpus.formats.facts import LaterFacts, SavedLaterFacts
 from search.corpus.kept import Kept, KeptAbstracts, KeptFacts, abstracts
-from search.models import NO_FACTS, Facts, Paper
+from search.models import NO_FACTS, Facts, Paper, tldr_of
 
 CACHE_FOLDER = "corpus"
 KEY_FILE = "key"
@@ -197,7 +198,8 @@ def _checked(file: io.FileIO, secret: bytes, key: tuple) -> dict[str, Any] | Non
                 row[_FACTS] = NO_FACTS
             else:  # made when first asked for; the venue's BibTeX entry is kept on disk too
                 kept = Kept(abstracts, 2 * index + 1) if offsets[2 * index + 1] > offsets[2 * index] else None
-                row[_FACTS] = KeptFacts(known[0], kept, known[1])
+                lazy = SavedLaterFacts if len(known) > 2 else KeptFacts
+                row[_FACTS] = lazy(known[0], kept, known[1])
             papers.append(make(Paper, row))
             index += 1
         del rows
@@ -207,10 +209,13 @@ def _checked(file: io.FileIO, secret: bytes, key: tuple) -> dict[str, Any] | Non
     return fields
 
 
-def write(key: tuple, fields: dict[str, Any], folder: str = CACHE_FOLDER, kept: int = KEPT_ENTRIES) -> None:
+def write(
+    key: tuple, fields: dict[str, Any], folder: str = CACHE_FOLDER, kept: int = KEPT_ENTRIES, unmade: bool = False
+) -> None:
     """Save a loaded corpus (Corpus's fields, or any plain fields with "papers") under `key`, in
     `folder`, where the `kept` entries read or written last are kept; a failure only costs the next
-    start."""
+    start. `unmade`: a paper's facts not made yet (a JSON record's LaterFacts) are kept as the
+    record's raw fields, made when first read (SavedLaterFacts), not made now."""
     secret = _key(create=True)
     if secret is None:
         return
@@ -226,18 +231,24 @@ def write(key: tuple, fields: dict[str, Any], folder: str = CACHE_FOLDER, kept: 
                 ends = array("Q")
                 end = 0
                 # Each paper's abstract (those kept on disk read a run at a time), then its venue's
-                # BibTeX entry ("" for none).
-                for paper, abstract in zip(papers, abstracts(papers)):
-                    for text in (abstract, paper.facts.bibtex or ""):
+                # BibTeX entry ("" for none; for facts kept unmade, the record's own text).
+                raws = [_unmade(paper) for paper in papers] if unmade else [None] * len(papers)
+                run: list[bytes] = []  # written and sealed a run of texts at a time, not each alone
+                for paper, abstract, raw in zip(papers, abstracts(papers), raws, strict=True):
+                    bibtex = paper.facts.bibtex if raw is None else raw[0].get("bibtex")
+                    for text in (abstract, bibtex if isinstance(bibtex, str) else ""):
                         data = text.encode("utf-8", "surrogatepass")
-                        file.write(data)
-                        seal.update(data)
+                        run.append(data)
                         end += len(data)
                         ends.append(end)
+                    if len(run) >= _TEXTS_RUN:
+                        _sealed(file, seal, b"".join(run))
+                        run.clear()
+                _sealed(file, seal, b"".join(run))
                 one: dict[str, str] = {}
                 lengths = []
                 for at in range(0, len(papers), _CHUNK_ROWS):
-                    chunk = marshal.dumps(_rows(papers[at : at + _CHUNK_ROWS], one))
+                    chunk = marshal.dumps(_rows(papers[at : at + _CHUNK_ROWS], one, raws[at : at + _CHUNK_ROWS]))
                     file.write(chunk)
                     seal.update(chunk)
                     lengths.append(len(chunk))
@@ -259,6 +270,12 @@ def write(key: tuple, fields: dict[str, Any], folder: str = CACHE_FOLDER, kept: 
         pass
 
 
+def _sealed(file: BinaryIO, seal: hmac.HMAC, data: bytes) -> None:
+    file.write(data)
+    seal.update(data)
+
+
+_TEXTS_RUN = 512
 _ABSTRACT = Paper._fields.index("abstract")
 _SHARED = tuple(Paper._fields.index(name) for name in ("venue", "status", "track", "source"))
 _SHARED_LISTS = tuple(Paper._fields.index(name) for name in ("authors", "keywords", "also_in"))
@@ -270,13 +287,22 @@ _FACTS_SHARED_LISTS = tuple(
 )
 
 
-def _rows(papers: Sequence[Paper], one: dict[str, str]) -> list[list[Any]]:
+def _unmade(paper: Paper) -> tuple[dict[str, Any], int] | None:
+    """A paper's facts as its record's raw fields and number of authors, while they are not made."""
+    slot = tuple.__getitem__(paper, _FACTS)
+    return slot.unmade() if slot.__class__ is LaterFacts else None
+
+
+def _rows(
+    papers: Sequence[Paper], one: dict[str, str], raws: Sequence[tuple[dict[str, Any], int] | None]
+) -> list[list[Any]]:
     """The papers as rows marshal writes (lists, which the read fills with each abstract's Kept),
     without their abstracts. Equal names are made one string (`one`, across the chunks), which
     marshal writes once a chunk and the read shares: a venue, status or list path stands once a
-    chunk, not in each of 100,000 papers, and so does an author of several papers."""
+    chunk, not in each of 100,000 papers, and so does an author of several papers. `raws`: each
+    paper's facts kept unmade (_unmade, taken once, with the BibTeX entry written), or None."""
     rows = []
-    for paper in papers:
+    for paper, raw in zip(papers, raws, strict=True):
         row: list[Any] = list(paper)
         row[_ABSTRACT] = None
         for at in _SHARED:
@@ -284,8 +310,12 @@ def _rows(papers: Sequence[Paper], one: dict[str, str]) -> list[list[Any]]:
                 row[at] = one.setdefault(row[at], row[at])
         for at in _SHARED_LISTS:
             row[at] = tuple([one.setdefault(name, name) for name in row[at]])
-        facts = paper.facts
-        row[_FACTS] = None if facts == NO_FACTS else (marshal.dumps(_facts_row(facts, one)), facts.tldr)
+        if raw is not None:  # (a third item: the raw fields, read as SavedLaterFacts)
+            values = {name: value for name, value in raw[0].items() if name != "bibtex" or not isinstance(value, str)}
+            row[_FACTS] = (marshal.dumps((values, raw[1])), tldr_of(paper), True)
+        else:
+            facts = paper.facts
+            row[_FACTS] = None if facts == NO_FACTS else (marshal.dumps(_facts_row(facts, one)), facts.tldr)
         rows.append(row)
     return rows
 

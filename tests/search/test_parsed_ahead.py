@@ -22,7 +22,8 @@ SCRIPT = textwrap.dedent(
     from search.corpus.loader import load_corpus
     from search.errors import CorpusError
 
-    parsed.AHEAD_MIN_BYTES = int(sys.argv[1])
+    if sys.argv[1] != "as set":
+        parsed.AHEAD_MIN_BYTES = int(sys.argv[1])
     forks = []
     real_fork = os.fork
     def fork():
@@ -52,7 +53,7 @@ SCRIPT = textwrap.dedent(
 )
 
 
-def lists(folder, count=4, papers=30):
+def lists(folder, count=4, papers=30, longer=1):
     folder.mkdir(exist_ok=True)
     paths = []
     for number in range(count):
@@ -60,7 +61,9 @@ def lists(folder, count=4, papers=30):
             {
                 "id": f"l{number}-{i}",
                 "title": f"Paper {i} of list {number}",
-                "abstract": f"List {number} paper {i} studies graphs, zebras and kernels number {i}." * (1 + i % 3),
+                "abstract": f"List {number} paper {i} studies graphs, zebras and kernels number {i}."
+                * (1 + i % 3)
+                * longer,
                 "authors": [f"Author {i % 7}", "Ada Lovelace"],
                 "rating": "5;6;7",
                 "aff": "MIT;Oxford",
@@ -75,7 +78,7 @@ def lists(folder, count=4, papers=30):
     return paths
 
 
-def load_apart(tmp_path, paths, minimum: int, cache: str, skip: bool = False, fail_fork: bool = False) -> dict:
+def load_apart(tmp_path, paths, minimum: int | str, cache: str, skip: bool = False, fail_fork: bool = False) -> dict:
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / cache), "XDG_DATA_HOME": str(tmp_path / "data")}
     env = {**env, "FAIL_FORK": "1"} if fail_fork else env
     command = [sys.executable, "-c", SCRIPT, str(minimum), "skip" if skip else "", *map(str, paths)]
@@ -96,6 +99,18 @@ def test_a_share_parsed_by_another_process_makes_the_same_corpus(tmp_path):
     assert 0 < ahead["kept"] < ahead["papers"] and alone["kept"] == 0  # its share read from the cache
     again = load_apart(tmp_path, paths, 0, "ahead")  # every entry written: nothing to parse ahead
     assert again["forks"] == 0 and again["digest"] == alone["digest"]
+
+
+def test_a_library_of_a_quarter_of_the_real_lists_size_is_parsed_on_two_cores(tmp_path):
+    """9 MB of lists: the 17 real lists (10,744 papers) are 36 MB, which a cold start parsed on one
+    core while the other idled (AHEAD_MIN_BYTES was 48 MB, when the other process made every paper's
+    facts to write its entries)."""
+    paths = lists(tmp_path / "lists", count=4, papers=1200, longer=15)
+    assert 9 << 20 < sum(path.stat().st_size for path in paths) < 10 << 20
+    ahead = load_apart(tmp_path, paths, "as set", "ahead")
+    alone = load_apart(tmp_path, paths, 1 << 40, "alone")
+    assert ahead["forks"] == 1 and 0 < ahead["kept"] < ahead["papers"] == 4 * 1200 + 1
+    assert ahead["digest"] == alone["digest"]
 
 
 def test_no_process_to_be_had_means_parsing_everything_here(tmp_path):
@@ -146,6 +161,7 @@ TAKING_TURNS = textwrap.dedent(
     from search.corpus import loader, parsed
 
     parsed.AHEAD_MIN_BYTES = 0
+    parsed.MEANWHILE_LEAD_BYTES = int(sys.argv[2])
     here = os.getpid()
     released = Path(sys.argv[1])
     parsed_by = {}
@@ -161,7 +177,7 @@ TAKING_TURNS = textwrap.dedent(
     def meanwhile():
         parsed_by["meanwhile"] = sorted(parsed_by)
         released.touch()
-    paths = [Path(p) for p in sys.argv[2:]]
+    paths = [Path(p) for p in sys.argv[3:]]
     corpus = loader.load_corpus(paths, keep=True, later=[], meanwhile=meanwhile)
     print(json.dumps({"papers": len(corpus.papers), "here": sorted(parsed_by["meanwhile"])}))
     """
@@ -173,12 +189,29 @@ def test_a_list_the_other_process_is_slow_with_holds_up_none_of_the_rest(tmp_pat
     held up on one list, this one parses all the others, then does what it has to do meanwhile (the
     app's imports) before it waits; a fixed share left it waiting with lists of the other's unparsed."""
     paths = lists(tmp_path / "lists", count=6)
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_DATA_HOME": str(tmp_path / "data")}
-    command = [sys.executable, "-c", TAKING_TURNS, str(tmp_path / "released"), *map(str, paths)]
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120, check=True)
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result = taking_turns(tmp_path, paths, lead=0)
     assert len(result["here"]) == len(paths) - 1  # all but the one the other process holds
     assert result["papers"] == 6 * 30 + 1
+
+
+def test_the_apps_imports_are_made_while_the_other_process_parses_the_last_lists(tmp_path):
+    """With small lists (the 17 real ones: 2 MB, 40 ms each), `meanwhile` (the app's imports, 0.12-0.15
+    s) came once no list was left, and the other process, done with its last, idled through it. It
+    comes once no more than MEANWHILE_LEAD_BYTES are left to take: here, with the other process held
+    on its first list, after the third list this one takes (two left)."""
+    paths = lists(tmp_path / "lists", count=6)
+    size = paths[0].stat().st_size
+    assert all(path.stat().st_size == size for path in paths)
+    result = taking_turns(tmp_path, paths, lead=2 * size)
+    assert len(result["here"]) == 3  # (whichever the other process did not take first)
+    assert result["papers"] == 6 * 30 + 1
+
+
+def taking_turns(tmp_path, paths, lead: int) -> dict:
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_DATA_HOME": str(tmp_path / "data")}
+    command = [sys.executable, "-c", TAKING_TURNS, str(tmp_path / "released"), str(lead), *map(str, paths)]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 APP_START = textwrap.dedent(

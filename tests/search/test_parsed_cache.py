@@ -276,3 +276,28 @@ def test_a_parse_is_not_kept_for_a_file_changed_since_it_was_written(tmp_path):
     parsed.keep_written(path, loader.MAX_CORPUS_BYTES, checked, written)
     assert cache_files() == []
     assert load_corpus([path]).papers[0].title == "Planted"
+
+
+def test_a_lists_entry_is_written_without_making_its_papers_facts_and_reads_back_the_same(tmp_path, monkeypatch):
+    """Writing a list's entry made every paper's reviews, people and BibTeX entry (three quarters of
+    what a cold start's other process spent on the entries it wrote); they are kept as the record's
+    raw fields and made, the same, when a paper's facts are first read."""
+    from search.corpus.formats import facts
+    from tests.search.test_paper_facts import OLD_STYLE, RATED
+
+    odd = {**RATED, "id": "r2", "bibtex": ["not", "text"], "tldr": None, "aff": "Ümlaut\u202e U;;"}
+    records = [RATED, OLD_STYLE, odd, {**RATED, "id": "r3", "bibtex": "  @misc{x,\n title={Y}}  "}]
+    path = write_list(tmp_path, records)
+    made: list[int] = []
+    real_read = facts.read
+    monkeypatch.setattr(facts, "read", lambda *args: made.append(1) or real_read(*args))
+    fresh = load_corpus([path]).papers  # parsed, its entry written
+    assert made == [] and len(cache_files()) == 1
+    monkeypatch.setattr(loader, "parse", lambda *_: pytest.fail("the unchanged file was parsed again"))
+    again = load_corpus([path]).papers
+    assert made == []  # read back, still not made
+    assert list(again) == list(fresh)
+    assert [tuple(paper.facts) for paper in again] == [tuple(paper.facts) for paper in fresh]
+    assert again[0].facts.bibtex == "@inproceedings{\nlovelace2025rated,\ntitle={Rated}\n}"
+    assert again[2].facts.bibtex is None and again[3].facts.bibtex == "@misc{x,\n title={Y}}"
+    assert [paper.facts.tldr for paper in again] == ["Scores, read.", None, None, "Scores, read."]
