@@ -607,6 +607,44 @@ async def test_a_status_coming_or_going_lays_the_screen_out_once(tmp_path, size)
             assert screen_line(app, panes.region.y - 1).strip() == text or not text
 
 
+@pytest.mark.parametrize("query", ["zebra", "qq"])
+async def test_results_are_laid_out_in_the_frame_that_paints_them(tmp_path, monkeypatch, query):
+    """Results whose list loses its scrollbar (one paper, none) or that bring a status line: the
+    frame painted next lays the screen out with them, also when a frame was already due (the typed
+    letter's echo) as they were applied. The widgets asked for their layout when next idle, and a
+    frame due before that painted the new list in the old geometry, then laid out a frame later:
+    on the next keystroke when typing fast (2-4 keystrokes of the benchmark's 90 paid two layouts)."""
+    zebra = {"id": "z1", "title": "Zebra crossings", "abstract": "Stripes."}
+    app = ReaderApp(engine_of(tmp_path, [*long_titles(60), zebra]), store=UserStore())
+    async with app.run_test(size=NARROW) as pilot:
+        await settle(pilot, app)
+        screen = app.screen
+        assert screen.query_one(ResultsList).show_vertical_scrollbar
+        screen.set_status("x" * 200)  # (a status line: its going is laid out too)
+        await settle(pilot, app)
+        layouts: list[object] = []
+        screen.screen_layout_refresh_signal.subscribe(screen, layouts.append, immediate=True)
+        frames: list[int] = []
+        show = screen._show_result
+
+        def show_with_a_frame_due(result) -> None:
+            show(result)
+
+            def frame() -> None:  # the frame that was due, painted as soon as the screen lets it
+                before = len(layouts)
+                screen._on_timer_update()
+                frames.append(len(layouts) - before)
+
+            screen.call_later(frame)
+
+        monkeypatch.setattr(screen, "_show_result", show_with_a_frame_due)
+        screen.query_one(SearchBox).value = query  # one paper, or none: the scrollbar and the status line go
+        await settle(pilot, app)
+        assert frames == [1]  # the results' frame laid the screen out
+        assert not screen.query_one(ResultsList).show_vertical_scrollbar
+        assert len(screen.query_one(ResultsList).paper_ids) == (query == "zebra")
+
+
 async def test_showing_a_paper_without_a_bookmark_lays_nothing_out_for_the_hidden_bookmark_line(tmp_path):
     app = ReaderApp(engine_of(tmp_path, long_titles(30)), store=UserStore())
     async with app.run_test(size=NARROW) as pilot:
