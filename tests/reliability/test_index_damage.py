@@ -463,7 +463,7 @@ def made(folder):
 
 async def test_the_app_says_that_the_index_was_damaged_and_shows_results(lists, tmp_path, monkeypatch):
     from search.user.store import UserStore
-    from tests.tui.conftest import settle
+    from tests.tui.conftest import settle, shown_status
     from tui.app import ReaderApp
 
     shown = []
@@ -491,7 +491,7 @@ async def test_the_app_says_that_the_index_was_damaged_and_shows_results(lists, 
         await settle(pilot, app)
         assert [hit.paper_id for hit in app.screen.result.hits] == ["b17"]
         assert DAMAGED_NOTICE in app.screen.result.notice
-        assert DAMAGED_NOTICE in str(app.screen.query_one("#status").render())
+        assert DAMAGED_NOTICE in shown_status(app)
         await pilot.press("backspace", "8")
         await settle(pilot, app)
         assert [hit.paper_id for hit in app.screen.result.hits] == ["b18"] and app.screen.result.notice is None

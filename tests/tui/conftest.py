@@ -97,3 +97,22 @@ def notices(monkeypatch):
 
     monkeypatch.setattr(ReaderApp, "notify", record)
     return shown
+
+
+STATUS_EDGE = "▊▁▎ "
+"""The search box's lower edge (a tall border) around a status shown on it."""
+
+
+def shown_status(app) -> str:
+    """The status as the screen shows it: on the search box's lower edge when it fits there, else on
+    the line (or lines, joined) under the box; "" for none."""
+    screen = app.screen
+    strips = screen._compositor.render_strips()
+
+    def line(y: int) -> str:
+        return "".join(segment.text for segment in strips[y])
+
+    edge = line(screen.query_one("#search").region.bottom - 1).strip(STATUS_EDGE)
+    status = screen.query_one("#status").region
+    below = " ".join(line(y).strip() for y in range(status.y, status.bottom))
+    return edge or below

@@ -6,7 +6,7 @@ import time
 
 from textual.command import CommandPalette
 
-from tests.tui.conftest import WIDE, settle
+from tests.tui.conftest import WIDE, settle, shown_status
 from tui.screens.help import HelpScreen
 from tui.widgets.reader import ReaderPane
 from tui.widgets.results_list import ResultsList
@@ -25,8 +25,7 @@ def reader_text(app) -> str:
 
 
 def status(app) -> str:
-    widget = app.screen.query_one("#status")
-    return str(widget.content) if widget.has_class("active") else ""
+    return shown_status(app)
 
 
 async def type_query(pilot, app, text):
