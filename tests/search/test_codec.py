@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from whoosh import index as whoosh_index
-from whoosh.codec.whoosh3 import W3FieldWriter
+from whoosh.codec.whoosh3 import W3FieldWriter, W3LeafMatcher
 from whoosh.writing import SegmentWriter
 
 from search.corpus.loader import load_corpus
@@ -60,7 +60,10 @@ def index_files(folder, writer) -> dict[str, bytes]:
 
 
 def whooshs_writer(ix):
-    return SegmentWriter(ix, codec=WhooshWriterCodec(inlinelimit=codec()._inlinelimit), compound=False)
+    ours = codec()
+    return SegmentWriter(
+        ix, codec=WhooshWriterCodec(inlinelimit=ours._inlinelimit, compression=ours._compression), compound=False
+    )
 
 
 def test_whooshs_writer_with_the_codec_writes_the_same_bytes_as_whoosh(tmp_path):
@@ -118,3 +121,36 @@ def test_blocks_are_minified_as_whoosh_minifies_them():
         assert writer._mini_ids() == W3PostingsWriter._mini_ids(writer)
         assert writer._mini_weights() == W3PostingsWriter._mini_weights(writer)
         assert type(writer._mini_weights()) is type(W3PostingsWriter._mini_weights(writer))
+
+
+def postings_of(folder) -> dict[tuple[str, bytes], tuple[list, list, list]]:
+    """Every term's postings (papers, weights, values) as a reader gives them."""
+    found = {}
+    with whoosh_index.open_dir(str(folder)).reader() as reader:
+        for field, btext in reader.all_terms():
+            matcher = reader.postings(field, btext)
+            ids, weights, values = [], [], []
+            while matcher.is_active():
+                ids.append(matcher.id())
+                weights.append(matcher.weight())
+                values.append(matcher.value())
+                matcher.next()
+            found[field, btext] = (ids, weights, values)
+    return found
+
+
+def test_posting_blocks_are_written_without_compression(tmp_path):
+    """A build compresses no posting block (zlib was 6% of a build's CPU); the index is larger."""
+    index_files(tmp_path / "ours", lambda ix: GroupingWriter(ix, codec=codec(), compound=False))
+    with whoosh_index.open_dir(str(tmp_path / "ours")).reader() as reader:
+        matcher = reader.postings("abstract", b"graph")  # in every made-up paper: several blocks
+        assert isinstance(matcher, W3LeafMatcher) and matcher._compression == 0  # (each block says its level)
+
+
+def test_an_index_with_compressed_blocks_reads_the_same_postings(tmp_path):
+    """Indexes written before, with zlib-compressed blocks, still open and give the same postings."""
+    before = ReaderCodec(inlinelimit=codec()._inlinelimit, compression=3)
+    index_files(tmp_path / "before", lambda ix: GroupingWriter(ix, codec=before, compound=False))
+    index_files(tmp_path / "now", lambda ix: GroupingWriter(ix, codec=codec(), compound=False))
+    assert postings_of(tmp_path / "before") == postings_of(tmp_path / "now")
+    assert len(postings_of(tmp_path / "now")) > 1000
