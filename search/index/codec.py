@@ -29,11 +29,11 @@ from whoosh.filedb.filetables import OrderedHashWriter
 from whoosh.system import pack_ushort
 
 INLINE_POSTINGS = 16
-POSTINGS_COMPRESSION = 0
-"""zlib's level for posting blocks: none. Compressing them at Whoosh's default (3) was 6% of a build's
-CPU (0.5 s of 7.8 s for a 10,000-paper list) and searches decompress what they read; uncompressed,
-the postings take three times the space (0.3 GB at 100,000 papers). Each block records its level,
-so indexes written compressed read as before."""
+POSTINGS_COMPRESSION = 1
+"""zlib's level for posting blocks. Whoosh's default (3) took 0.54 s of a 10,000-paper list's build
+(7-8 s of CPU), level 1 0.45 s for 2% more bytes; no compression would save it all but triple the
+postings (0.3 GB more at 100,000 papers), which every start reads to check them (shard.verified):
+70 ms more CPU per start there. Each block records its level: indexes written before read as ever."""
 
 if not hasattr(W3TermInfo, "set_inline"):  # the missing name, exactly as the writer calls it
     W3TermInfo.set_inline = W3TermInfo.set_inlined
