@@ -60,7 +60,10 @@ def index_files(folder, writer) -> dict[str, bytes]:
 
 
 def whooshs_writer(ix):
-    return SegmentWriter(ix, codec=WhooshWriterCodec(inlinelimit=codec()._inlinelimit), compound=False)
+    ours = codec()
+    return SegmentWriter(
+        ix, codec=WhooshWriterCodec(inlinelimit=ours._inlinelimit, compression=ours._compression), compound=False
+    )
 
 
 def test_whooshs_writer_with_the_codec_writes_the_same_bytes_as_whoosh(tmp_path):
@@ -118,3 +121,30 @@ def test_blocks_are_minified_as_whoosh_minifies_them():
         assert writer._mini_ids() == W3PostingsWriter._mini_ids(writer)
         assert writer._mini_weights() == W3PostingsWriter._mini_weights(writer)
         assert type(writer._mini_weights()) is type(W3PostingsWriter._mini_weights(writer))
+
+
+def postings_of(folder) -> dict[tuple[str, bytes], tuple[list, list, list]]:
+    """Every term's postings (papers, weights, values) as a reader gives them."""
+    found = {}
+    with whoosh_index.open_dir(str(folder)).reader() as reader:
+        for field, btext in reader.all_terms():
+            matcher = reader.postings(field, btext)
+            ids, weights, values = [], [], []
+            while matcher.is_active():
+                ids.append(matcher.id())
+                weights.append(matcher.weight())
+                values.append(matcher.value())
+                matcher.next()
+            found[field, btext] = (ids, weights, values)
+    return found
+
+
+def test_an_index_written_at_another_compression_level_reads_the_same_postings(tmp_path):
+    """Indexes written before (blocks at zlib's level 3) still open and give the same postings as
+    those written now."""
+    before = ReaderCodec(inlinelimit=codec()._inlinelimit, compression=3)
+    written_before = index_files(tmp_path / "before", lambda ix: GroupingWriter(ix, codec=before, compound=False))
+    written_now = index_files(tmp_path / "now", lambda ix: GroupingWriter(ix, codec=codec(), compound=False))
+    assert written_before["pst"] != written_now["pst"]  # blocks written cheaper than before...
+    assert postings_of(tmp_path / "before") == postings_of(tmp_path / "now")
+    assert len(postings_of(tmp_path / "now")) > 1000
