@@ -80,10 +80,12 @@ USER_ROUND = [
 REAL = ["language model", "graph neural net", "diffusion", "reinforcement learning", "kv cache", "protein"]
 
 
-def rss_mb() -> float:
+def rss_mb(kind: str = "VmRSS") -> float:
+    """The resident size in MB; kind="RssAnon": the process's own memory, "RssFile": pages of files
+    it maps (the index, read through mmap), which the system takes back when it needs them."""
     with open("/proc/self/status", encoding="ascii") as status:
         for line in status:
-            if line.startswith("VmRSS:"):
+            if line.startswith(f"{kind}:"):
                 return int(line.split()[1]) / 1024
     return 0.0
 
@@ -211,12 +213,14 @@ def main() -> int:
     snapshots: dict[str, tracemalloc.Snapshot] = {}
     early = max(args.every, args.keys // 5)
     previous: list[Counter] = [Counter()]
+    anon: list[tuple[float, float]] = []
 
     async def run() -> None:
         app = ReaderApp(engine, store=UserStore())
         async with app.run_test(size=(width, height)) as pilot:
             await settle(pilot, app)
             samples.append((0, rss_mb(), time.process_time()))
+            anon.append((rss_mb("RssAnon"), rss_mb("RssFile")))
             for done in range(0, len(keys), args.every):
                 if args.user:
                     for key in keys[done : done + args.every]:
@@ -230,6 +234,7 @@ def main() -> int:
                 gc.collect()
                 engine.release_memory()
                 samples.append((done + args.every, rss_mb(), time.process_time()))
+                anon.append((rss_mb("RssAnon"), rss_mb("RssFile")))
                 print(samples[-1], app.screen, len(app.screen_stack), file=sys.stderr, flush=True)
                 if args.types:
                     counts = Counter(type(o).__qualname__ for o in gc.get_objects())
@@ -264,7 +269,7 @@ def main() -> int:
     if args.trace:
         tracemalloc.start(12)
     asyncio.run(run())
-    report: dict = {"samples": samples, "papers": len(engine.corpus.papers)}
+    report: dict = {"samples": samples, "anon_file": anon, "papers": len(engine.corpus.papers)}
     if args.trace:
         diff = snapshots["late"].compare_to(snapshots["early"], "traceback")
         report["growth"] = [
