@@ -61,6 +61,11 @@ def _joined(notes: list[str]) -> str | None:
     return "; ".join(notes) if notes else None
 
 
+DESCRIBED = 2048
+"""Descriptions kept (rendered abstract, spans, links): 3.8 KB a paper on average over the 17 real
+lists, so about 8 MB. Unbounded, a session kept every paper it showed, and a build in this process
+every paper (40 MB at 10,744 papers)."""
+
 GIVE_WAY_SECONDS = 1.5
 """How long, in all, the index's first open waits for quick searches (see _Foreground)."""
 
@@ -128,7 +133,7 @@ class SearchEngine:
         """The index, its query runner, and their repair when damaged (search/index/guard.py)."""
         self._unsaved: list[Callable[[], None]] = []
         self._unsaved_lock = threading.Lock()  # not the index's lock, which a build holds for seconds
-        self.describe = lru_cache(maxsize=None)(self._describe)
+        self.describe = lru_cache(maxsize=DESCRIBED)(self._describe)
         self._list_of = lru_cache(maxsize=None)(list_name)
         self._lists_of = lru_cache(maxsize=None)(self._paper_lists)
         self._lists: list[str] | None = None

@@ -66,6 +66,10 @@ class KeysInTurn:
 
     async def arrived(self, event: events.Key | events.Paste) -> None:
         """The app read a key: send it now, or when the keys before it are done."""
+        for key in esc_kept(event):
+            await self._arrived(key)
+
+    async def _arrived(self, event: events.Key | events.Paste) -> None:
         if self._busy:
             self._held.append(event)
         elif self._typed_in_place(event):
@@ -162,6 +166,24 @@ class KeysInTurn:
         if self._busy and now - self._since > STUCK_SECONDS:
             self._turn += 1  # the lost key's callbacks, should they come after all, do nothing
             await self._next()
+
+
+def esc_kept(event: events.Key | events.Paste) -> list[events.Key | events.Paste]:
+    """Esc and the letter after it, where the terminal's reader made them one alt+letter.
+
+    In the terminal's plain keyboard protocol alt+g is sent as esc then g, so Textual's reader
+    (textual/_xterm_parser.py) takes an esc followed by a character read with it, or within
+    ESCDELAY (100 ms), as alt+character. A busy app reads its input late: esc then "graph" typed
+    in the search box came as alt+g, r, a, p, h, and alt+g typed a "g", the esc lost ("language
+    modelgraph"). No key of the app is an alt+character, so such a key is the esc and the
+    character. (Under the kitty keyboard protocol alt+g has no character here, and esc is never
+    ambiguous.)"""
+    if not isinstance(event, events.Key) or event.character is None or len(event.character) != 1:
+        return [event]
+    character = event.character
+    if event.key not in (f"alt+{character}", f"alt+shift+{character.lower()}"):
+        return [event]
+    return [events.Key("escape", "\x1b"), events.Key(character, character)]
 
 
 def _messages_queued(screen: object) -> bool:

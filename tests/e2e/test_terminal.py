@@ -34,6 +34,23 @@ def test_search_open_and_read_rendered_abstract(tmp_path):
         term.close(timeout=1)
 
 
+def test_esc_read_with_the_word_typed_after_it_still_clears_the_query(tmp_path):
+    """A busy app reads esc and the word typed after it in one go, which the terminal's reader takes
+    for alt+g then "raph": the query became "kv cachegraph" (a tester's long session)."""
+    term = Terminal([], tmp_path)
+    try:
+        term.wait_for("38 papers")
+        term.type("kv cache")
+        term.wait_for("2 matches")
+        term.send(ESC + "graph")  # one write: read at once
+        term.wait_for("for “graph”")
+        assert "cachegraph" not in term.text()
+        term.send("\x11")  # ctrl+q: q would be typed into the search box
+        assert term.close() == 0
+    finally:
+        term.close(timeout=1)
+
+
 def test_the_first_start_shows_the_guide_until_esc_hides_it_for_good(tmp_path):
     term = Terminal([], tmp_path, columns=80, rows=24, first_run=True)
     try:

@@ -7,11 +7,15 @@ from __future__ import annotations
 import asyncio
 import threading
 
+import pytest
+from textual import events
+from textual._xterm_parser import XTermParser
 from textual.command import CommandPalette
 from textual.widgets import Input
 
 from tests.tui.conftest import settle
 from tests.tui.test_typing_order import burst
+from tui.key_order import esc_kept
 from tui.screens.choosers import NameDialog
 from tui.screens.dialogs import TagsDialog
 from tui.screens.help import HelpScreen
@@ -89,6 +93,36 @@ async def test_esc_closing_a_dialog_then_keys_reach_the_screen_below(make_app):
         await settle(pilot, app)
         assert isinstance(app.screen, MainScreen)
         assert app.screen.query_one(SearchBox).value == "gan"
+
+
+def read_at_once(app, data: str) -> None:
+    """Queue the keys Textual's terminal reader makes of `data` read in one go (as a busy app reads
+    what was typed while it worked), the end of input standing for the pause after it."""
+    parser = XTermParser()
+    for event in [*parser.feed(data), *parser.feed("")]:
+        event.set_sender(app)
+        app.post_message(event)
+
+
+@pytest.mark.parametrize("word", ["graph", "Graph"])
+async def test_esc_read_with_the_word_after_it_still_clears_the_search_box(make_app, word):
+    """The tester's session: "language model", esc, "graph neural net" gave "language modelgraph
+    neural net" when the app read esc and g together (the reader made them alt+g, which typed g)."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press(*"language", "space", *"model")
+        await settle(pilot, app)
+        read_at_once(app, "\x1b" + word)
+        await settle(pilot, app)
+        assert app.screen.query_one(SearchBox).value == word
+
+
+def test_alt_and_a_key_with_no_character_is_left_alone():
+    """Only a key the reader made of esc and a character is split: alt+delete stays alt+delete."""
+    key = events.Key("alt+delete", None)
+    assert esc_kept(key) == [key]
+    assert [k.key for k in esc_kept(events.Key("alt+shift+g", "G"))] == ["escape", "G"]
 
 
 async def test_keys_one_at_a_time_are_not_held(make_app):
