@@ -102,7 +102,6 @@ class ReaderApp(App[int]):
 
     def _when_idle(self) -> None:
         if self._collector.check():  # a pause (or a long stretch of typing): what was freed goes back too
-            forget_closed_widgets_lines()
             self.engine.release_memory()
         if self._collector.paused() and not self._saving_started:
             self._saving_started = True
@@ -265,19 +264,6 @@ class ReaderApp(App[int]):
     def _saved_searches(self) -> list[tuple[str, str]]:
         _ok, saved = self.store_access.call(self, lambda store: store.saved_searches(), quiet=True)
         return saved or []
-
-
-def forget_closed_widgets_lines() -> None:
-    """Free the drawn lines of widgets gone (closed dialogs and screens, notices, rows rebuilt).
-
-    Textual caches `StylesCache.get_inner_outer` with `lru_cache(1024)` on the instance method, so
-    each widget's StylesCache, with every line the widget drew, stays in that cache after the widget
-    is gone, up to 1,024 of them (Textualize/textual#6665). A tester's 40-minute session at 10,744
-    papers reached 215 MB; the long walk (tests/perf/longwalk.py --user) 298 MB after 4,000 keys.
-    Cleared at the user's pause, with the collector's pass: a miss costs two Styles made again."""
-    from textual._styles_cache import StylesCache
-
-    StylesCache.get_inner_outer.cache_clear()
 
 
 def _literal(text: str) -> str:

@@ -85,30 +85,3 @@ def test_the_engine_can_hand_freed_memory_back_here():
     from search import SearchEngine, load_corpus
 
     assert SearchEngine(load_corpus()).release_memory() is sys.platform.startswith("linux")
-
-
-async def test_a_closed_screens_drawn_lines_are_freed_at_the_pause(make_app):
-    """A long session kept every closed dialog's drawn lines (Textual's get_inner_outer lru_cache
-    holds each widget's StylesCache: Textualize/textual#6665): 215 MB after a tester's 40 minutes.
-    The help screen opened, drawn and closed; at the next pause its lines are gone."""
-    import gc
-    import weakref
-
-    from tests.tui.conftest import settle
-    from tui.screens.help import HelpScreen
-
-    app = make_app()
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot, app)
-        await pilot.press("f1")
-        await settle(pilot, app)
-        assert isinstance(app.screen, HelpScreen)
-        drawn = [weakref.ref(widget._styles_cache) for widget in app.screen.walk_children(with_self=True)]
-        await pilot.press("escape")
-        await settle(pilot, app)
-        assert not isinstance(app.screen, HelpScreen)
-        app._collector.check = lambda: True  # the user paused
-        app._saving_started = True
-        app._when_idle()
-        gc.collect()
-        assert [ref for ref in drawn if ref() is not None] == []
