@@ -24,6 +24,33 @@ SCRIPT = textwrap.dedent(
 
     if sys.argv[1] != "as set":
         parsed.AHEAD_MIN_BYTES = int(sys.argv[1])
+
+    # Each process takes its first list before the other takes a second: on a busy machine one
+    # process could take every small list before the other is scheduled (the waits end on the other's
+    # progress; 60 s only if it never comes).
+    import time
+    here = os.getpid()
+    cache = Path(os.environ["XDG_CACHE_HOME"])
+    took_here, took_there = cache.with_name(cache.name + ".here"), cache.with_name(cache.name + ".there")
+    def wait_for(marker):
+        began = time.monotonic()
+        while not marker.exists() and time.monotonic() - began < 60:
+            time.sleep(0.002)
+    real_claim, real_claims = parsed._claim, parsed.Ahead.claims
+    def claim(queue):
+        if os.getpid() == here:
+            return real_claim(queue)
+        wait_for(took_here)
+        taken = real_claim(queue)
+        took_there.touch()
+        return taken
+    def claims(self):
+        for count, path in enumerate(real_claims(self)):
+            took_here.touch()
+            yield path
+            if count == 0:
+                wait_for(took_there)
+    parsed._claim, parsed.Ahead.claims = claim, claims
     forks = []
     real_fork = os.fork
     def fork():
