@@ -485,6 +485,28 @@ async def test_the_bookmarks_screen_follows_a_theme_change(make_app, seed_engine
         assert contrast(star.style.color, star.style.bgcolor) >= 3.0, star.style
 
 
+async def test_closed_bookmarks_screens_are_freed(make_app, seed_engine):
+    """Each opening watched the app's theme, and the app kept the watcher (and the screen, with a
+    set of every paper's id) until the theme next changed: a long session kept every one closed
+    (24 after a long walk, tests/perf/longwalk.py)."""
+    import gc
+    import weakref
+
+    app = make_app()
+    app.store.add(Bookmark(seed_engine.papers[0].id, "SCBench", "headline"))
+    async with app.run_test(size=WIDE) as pilot:
+        closed = []
+        for action in ("show_bookmarks", "show_bookmarks", "show_bookmarks"):
+            getattr(app.screen, f"action_{action}")()
+            await settle(pilot, app)
+            assert type(app.screen).__name__ != "MainScreen"
+            closed.append(weakref.ref(app.screen))
+            await pilot.press("escape")
+            await settle(pilot, app)
+        gc.collect()
+        assert [type(ref()).__name__ for ref in closed if ref() is not None] == []
+
+
 @pytest.mark.parametrize("size", one_fast([(140, 40), (60, 20)]))
 async def test_each_row_is_its_text_cut_to_the_list_and_the_selection_stands_out(make_app, size):
     """Every row, plain, bookmarked, opened (dimmed), with matched words and cut to the width, shows

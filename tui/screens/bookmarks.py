@@ -153,7 +153,12 @@ class BookmarksScreen(PaperActions[str | None]):
         self._apply_width(self.app.size.width)
         self.reload()
         self.query_one("#bookmark-list", OptionList).focus()
-        self.watch(self.app, "theme", self._theme_changed, init=False)
+        # A signal, not watch(app, "theme"): the app keeps a watcher until the theme next changes, so
+        # every bookmarks screen closed before that stayed alive, each with every paper's id.
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._theme_changed())
+
+    def on_unmount(self) -> None:
+        self.app.theme_changed_signal.unsubscribe(self)
 
     def _theme_changed(self) -> None:
         """Rows in the new theme's colours (a light theme needs dark markers), the selection kept."""

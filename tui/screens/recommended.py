@@ -102,8 +102,12 @@ class RecommendedScreen(PaperActions[None]):
         self._apply_width(self.app.size.width)
         self.query_one(AppHeader).show("Recommended")
         self.query_one("#recommended-list", OptionList).focus()
-        self.watch(self.app, "theme", lambda: self._fill(keep=self.current_id()), init=False)
+        # (a signal unsubscribed when closed: a watch of the app's theme kept the screen alive)
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._fill(keep=self.current_id()))
         self.refresh_recommendations()
+
+    def on_unmount(self) -> None:
+        self.app.theme_changed_signal.unsubscribe(self)
 
     def on_resize(self, event: Resize) -> None:
         self._apply_width(event.size.width)
