@@ -249,15 +249,12 @@ def write(
                 lengths = []
                 for at in range(0, len(papers), _CHUNK_ROWS):
                     chunk = marshal.dumps(_rows(papers[at : at + _CHUNK_ROWS], one, raws[at : at + _CHUNK_ROWS]))
-                    file.write(chunk)
-                    seal.update(chunk)
+                    _sealed(file, seal, chunk)
                     lengths.append(len(chunk))
                     del chunk
                 header = marshal.dumps((key, {**fields, "papers": None}, ends.tobytes(), lengths))
                 trailer = len(header).to_bytes(_LENGTH, "little") + end.to_bytes(_LENGTH, "little")
-                for part in (header, trailer):
-                    file.write(part)
-                    seal.update(part)
+                _sealed(file, seal, header + trailer)
                 file.seek(len(_MAGIC))
                 file.write(seal.digest()[:_SEAL])
             os.replace(temporary, entry)

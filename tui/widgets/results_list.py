@@ -496,15 +496,19 @@ class ResultsList(ScrollView, can_focus=True):
 
     # -- drawing ------------------------------------------------------------------------------
 
-    def render_lines(self, crop: Region) -> list[Strip]:
-        # The width and the rows' styles looked up once a paint, not once a line (a sixth of the
-        # list's paint CPU, profiled over the benchmark's typed queries).
-        self._painting = (
+    def _paint_styles(self) -> tuple[int, VisualStyle, VisualStyle, VisualStyle]:
+        """The list's width and the rows' styles: plain, highlighted, hovered."""
+        return (
             self.scrollable_content_region.width,
             self.get_visual_style("results-list--row"),
             self.get_visual_style("results-list--row", "results-list--highlighted"),
             self.get_visual_style("results-list--row", "results-list--hover"),
         )
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The width and the rows' styles looked up once a paint, not once a line (a sixth of the
+        # list's paint CPU, profiled over the benchmark's typed queries).
+        self._painting = self._paint_styles()
         try:
             return super().render_lines(crop)
         finally:
@@ -512,13 +516,7 @@ class ResultsList(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         index = round(self.scroll_y) + y
-        if self._painting is None:
-            width = self.scrollable_content_region.width
-            row_style = self.get_visual_style("results-list--row")
-            highlighted = self.get_visual_style("results-list--row", "results-list--highlighted")
-            hover = self.get_visual_style("results-list--row", "results-list--hover")
-        else:
-            width, row_style, highlighted, hover = self._painting
+        width, row_style, highlighted, hover = self._painting or self._paint_styles()
         if not 0 <= index < len(self.paper_ids):
             return Strip.blank(width, row_style.rich_style)
         style = highlighted if index == self._highlighted else hover if index == self._hover else row_style
