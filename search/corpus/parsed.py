@@ -68,16 +68,11 @@ def keep_written(path: Path, limit: int, result: Parsed, written: os.stat_result
     Kept only while the file is as it was written: its key is the one a load takes then, so the
     entry is trusted as any other is (sealed, and re-parsed once the file changes)."""
     key = snapshot.stamps([path], limit)
-    if key is None or key[1][0][1] != _stamp(written):  # changed since it was written: parsed when loaded
+    if key is None or key[1][0][1] != snapshot.stamp_of(written):  # changed since it was written: parsed when loaded
         return
     if result.ends is None or len(result.ends) != len(result.papers):
         result = dataclasses.replace(result, ends=[abstract_ends(paper.abstract) for paper in result.papers])
     _write(key, result)
-
-
-def _stamp(status: os.stat_result) -> tuple:
-    """A file's stamp as snapshot.stamps takes it."""
-    return (status.st_dev, status.st_ino, status.st_size, status.st_mode, status.st_mtime_ns, status.st_ctime_ns)
 
 
 def _write(key: tuple, result: Parsed) -> None:

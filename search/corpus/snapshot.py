@@ -104,9 +104,13 @@ def stamps(files: Sequence[Path], limit: int) -> tuple | None:
             return None
         if not stat.S_ISREG(status.st_mode) or status.st_size > limit:
             return None
-        stamp = (status.st_dev, status.st_ino, status.st_size, status.st_mode, status.st_mtime_ns, status.st_ctime_ns)
-        found.append((names, stamp))
+        found.append((names, stamp_of(status)))
     return code, tuple(found)
+
+
+def stamp_of(status: os.stat_result) -> tuple:
+    """A file's stamp in a key: a file changed in any way (rewritten, replaced, touched) has another."""
+    return (status.st_dev, status.st_ino, status.st_size, status.st_mode, status.st_mtime_ns, status.st_ctime_ns)
 
 
 def read(key: tuple, folder: str = CACHE_FOLDER) -> dict[str, Any] | None:
